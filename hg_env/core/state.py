@@ -1,0 +1,193 @@
+"""The batched game state: fixed-shape numpy arrays with a leading batch axis."""
+
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from hg_env.core.areas import AREA_TEMPLATE, SYSTEM_TEMPLATE, Partition
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Board, Rules
+from hg_env.core.tiles import MENHIR_TILES, NUM_TILES, NUM_ZONES, REGULAR_TILES
+
+# Phases: the decision a game waits for (R3.7). OVER: final scores are in.
+PLACE, RETAKE, OCCUPY, PIT_TRAP, OVER = 0, 1, 2, 3, 4
+PHASE_NAMES = ("place", "retake", "occupy", "pit_trap", "over")
+
+PAWN, HUT = 0, 1
+PAWNS_PER_PLAYER, HUTS_PER_PLAYER = 5, 3  # R1.2
+NUM_OCCUPY_TARGETS = 18  # pawn on local zone 0-7, hut on local zone 0-9
+
+
+@dataclass
+class State:
+    """B games. Every array's first axis is the game; ``rules`` is shared."""
+
+    rules: Rules
+    num_players: np.ndarray  # [B] int8 players in the game (2-5)
+    phase: np.ndarray  # [B] int8 PLACE / RETAKE / OCCUPY / PIT_TRAP / OVER
+    current: np.ndarray  # [B] int8 seat whose decision it is
+    tile_to_place: np.ndarray  # [B] int8 drawn tile, -1 when none
+    extra_turn: np.ndarray  # [B] bool the current turn is a menhir extra turn (R3.3)
+    last_cell: np.ndarray  # [B] int16 cell of the tile placed last, -1 before any
+    decisions: np.ndarray  # [B] int32 decisions taken so far
+    board_tile: np.ndarray  # [B, N] int8 tile at each cell, -1 empty
+    board_rot: np.ndarray  # [B, N] int8 rotation of that tile
+    need: np.ndarray  # [B, N] uint16 need code of each cell (tiles.COMPAT), +256 occupied
+    tile_cell: np.ndarray  # [B, 95] int16 cell of each tile, -1 when not on the board
+    discarded: np.ndarray  # [B, 95] bool tile drawn and discarded as unplaceable (R4.4)
+    regular_deck: np.ndarray  # [B, 78] int8 regular deck in draw order, -1 padding
+    regular_len: np.ndarray  # [B] int16 tiles in the regular deck
+    regular_next: np.ndarray  # [B] int16 index of the next regular tile to draw
+    menhir_deck: np.ndarray  # [B, 16] int8 menhir deck in draw order, -1 padding
+    menhir_len: np.ndarray  # [B] int16
+    menhir_next: np.ndarray  # [B] int16
+    area: Partition  # forest / meadow / river areas, pawns per seat
+    system: Partition  # river systems, huts per seat
+    cancelled: np.ndarray  # [B, Z, 4] int8 animals of each zone cancelled by the hunting trap
+    occupant_seat: np.ndarray  # [B, 95] int8 owner of the occupant on each tile, -1 none (R5.2)
+    occupant_kind: np.ndarray  # [B, 95] int8 PAWN / HUT
+    occupant_local: np.ndarray  # [B, 95] int8 local zone it stands on
+    supply: np.ndarray  # [B, 5, 2] int8 pawns and huts in each seat's supply
+    score: np.ndarray  # [B, 5] int32 points per seat
+    place_mask: np.ndarray  # [B, N, 4] bool legal (cell, rotation) for the drawn tile
+    occupy_mask: np.ndarray  # [B, 18] bool legal occupants on the tile just placed
+    pit_range: np.ndarray  # [B, 2] int8 pit-trap choice: lowest and highest in-range deer eaten
+    events: list[list[dict]] | None  # per game event log (Appendix B), None when off
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.phase)
+
+    @property
+    def board(self) -> Board:
+        return self.rules.board
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every batched array, partitions flattened as ``area.parent`` etc."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                out[f.name] = value
+            elif isinstance(value, Partition):
+                out.update({f"{f.name}.{g.name}": getattr(value, g.name) for g in fields(value)})
+        return out
+
+    def copy(self) -> State:
+        """A deep copy (cheap: a few dozen array copies), e.g. for search."""
+        out = _copy.copy(self)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (np.ndarray, Partition)):
+                setattr(out, f.name, value.copy())
+        out.events = None if self.events is None else [list(e) for e in self.events]
+        return out
+
+    def take(self, games: np.ndarray) -> State:
+        """A new state holding copies of the given games, in that order."""
+        games = np.asarray(games, dtype=np.intp)
+        out = _copy.copy(self)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                setattr(out, f.name, value[games])
+            elif isinstance(value, Partition):
+                setattr(out, f.name, Partition(**{g.name: getattr(value, g.name)[games] for g in fields(value)}))
+        out.events = None if self.events is None else [list(self.events[i]) for i in games]
+        return out
+
+    def put(self, games: np.ndarray, other: State) -> None:
+        """Overwrite the given games with the games of ``other`` (same order)."""
+        games = np.asarray(games, dtype=np.intp)
+        mine, theirs = self.arrays(), other.arrays()
+        for name, array in mine.items():
+            array[games] = theirs[name]
+        if self.events is not None:
+            for i, game in enumerate(games):
+                self.events[game] = [] if other.events is None else list(other.events[i])
+
+    def nbytes_per_game(self) -> int:
+        return sum(a.nbytes for a in self.arrays().values()) // self.batch_size
+
+
+def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = True) -> State:
+    """B games before setup: empty boards, full supplies, no decks."""
+    num_players = np.asarray(num_players, dtype=np.int8)
+    bad = (num_players < MIN_PLAYERS) | (num_players > MAX_PLAYERS)
+    if bad.any():
+        raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players[bad][0]}")
+    b, n = len(num_players), rules.board.num_cells
+    supply = np.zeros((b, MAX_PLAYERS, 2), dtype=np.int8)
+    seated = np.arange(MAX_PLAYERS)[None, :] < num_players[:, None]
+    supply[seated] = (PAWNS_PER_PLAYER, HUTS_PER_PLAYER)
+    return State(
+        rules=rules,
+        num_players=num_players,
+        phase=np.full(b, PLACE, dtype=np.int8),
+        current=np.zeros(b, dtype=np.int8),
+        tile_to_place=np.full(b, -1, dtype=np.int8),
+        extra_turn=np.zeros(b, dtype=bool),
+        last_cell=np.full(b, -1, dtype=np.int16),
+        decisions=np.zeros(b, dtype=np.int32),
+        board_tile=np.full((b, n), -1, dtype=np.int8),
+        board_rot=np.zeros((b, n), dtype=np.int8),
+        need=np.zeros((b, n), dtype=np.uint16),
+        tile_cell=np.full((b, NUM_TILES), -1, dtype=np.int16),
+        discarded=np.zeros((b, NUM_TILES), dtype=bool),
+        regular_deck=np.full((b, len(REGULAR_TILES)), -1, dtype=np.int8),
+        regular_len=np.zeros(b, dtype=np.int16),
+        regular_next=np.zeros(b, dtype=np.int16),
+        menhir_deck=np.full((b, len(MENHIR_TILES)), -1, dtype=np.int8),
+        menhir_len=np.zeros(b, dtype=np.int16),
+        menhir_next=np.zeros(b, dtype=np.int16),
+        area=Partition.from_template(AREA_TEMPLATE, b),
+        system=Partition.from_template(SYSTEM_TEMPLATE, b),
+        cancelled=np.zeros((b, NUM_ZONES, 4), dtype=np.int8),
+        occupant_seat=np.full((b, NUM_TILES), -1, dtype=np.int8),
+        occupant_kind=np.zeros((b, NUM_TILES), dtype=np.int8),
+        occupant_local=np.zeros((b, NUM_TILES), dtype=np.int8),
+        supply=supply,
+        score=np.zeros((b, MAX_PLAYERS), dtype=np.int32),
+        place_mask=np.zeros((b, n, 4), dtype=bool),
+        occupy_mask=np.zeros((b, NUM_OCCUPY_TARGETS), dtype=bool),
+        pit_range=np.zeros((b, 2), dtype=np.int8),
+        events=[[] for _ in range(b)] if record_events else None,
+    )
+
+
+def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
+    """A user-given deck as an int8 array; ValueError naming what is wrong."""
+    try:
+        tiles = [int(t) for t in deck]  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a list of tile ids, got {deck!r}") from None
+    wrong = [t for t in tiles if t not in set(allowed.tolist())]
+    if wrong:
+        raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles")
+    if len(set(tiles)) != len(tiles):
+        dup = sorted({t for t in tiles if tiles.count(t) > 1})
+        raise ValueError(f"{name} holds tile(s) {dup} more than once")
+    return np.array(tiles, dtype=np.int8)
+
+
+def deal_decks(
+    state: State,
+    seeds: list[int | None] | None = None,
+    regular_decks: list | None = None,
+    menhir_decks: list | None = None,
+) -> None:
+    """Fill each game's decks: given orders where given, else shuffled from its seed (R1.5)."""
+    for i in range(state.batch_size):
+        rng = np.random.default_rng(None if seeds is None else seeds[i])
+        regular = rng.permutation(REGULAR_TILES)
+        menhir = rng.permutation(MENHIR_TILES)
+        if regular_decks is not None and regular_decks[i] is not None:
+            regular = check_deck(regular_decks[i], REGULAR_TILES, "regular_deck")
+        if menhir_decks is not None and menhir_decks[i] is not None:
+            menhir = check_deck(menhir_decks[i], MENHIR_TILES, "menhir_deck")
+        state.regular_deck[i, : len(regular)] = regular
+        state.regular_len[i] = len(regular)
+        state.menhir_deck[i, : len(menhir)] = menhir
+        state.menhir_len[i] = len(menhir)

@@ -1,0 +1,320 @@
+"""``hg_env.Game``: one game, for scripts, notebooks, tests and replays.
+
+A thin facade over the batched core with B = 1. Positions are (x, y) with the
+start tile at (0, 0), x east and y south; local zone ids are those of the tile
+catalogue (RULES.md R2.4).
+
+Skipped decisions (R3.7, ``auto_skip_forced_actions=True``): the ``occupy``
+phase is skipped when no occupant is legal, and ``retake`` is only offered
+after the shaman tile when the player has a pawn on the board (Q9). Pass
+``auto_skip_forced_actions=False`` to always get the ``occupy`` phase.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hg_env.core import engine
+from hg_env.core.actions import ActionLayout, action_layout
+from hg_env.core.rules import Rules
+from hg_env.core.state import OVER, PHASE_NAMES, State
+from hg_env.record import check_record, make_record
+
+KIND_NAMES = ("pawn", "hut")
+
+
+class Game:
+    """One game of Hunters & Gatherers (2020); see the module docstring."""
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        seed: int | None = None,
+        regular_deck: list[int] | None = None,
+        menhir_deck: list[int] | None = None,
+        record_events: bool = True,
+        **rule_flags: object,
+    ) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an int 2..5, got {num_players!r}")
+        self.rules = Rules.from_kwargs(**rule_flags)
+        self.seed = seed
+        self.state: State = engine.new_games(
+            int(num_players),
+            self.rules,
+            seeds=[seed],
+            regular_decks=[regular_deck],
+            menhir_decks=[menhir_deck],
+            record_events=record_events,
+        )
+        s = self.state
+        self._regular_deck = s.regular_deck[0, : s.regular_len[0]].tolist()
+        self._menhir_deck = s.menhir_deck[0, : s.menhir_len[0]].tolist()
+        self.history: list[int] = []  # flat actions taken, in order
+        self._entries: list[list] = []  # the same decisions as record entries
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def layout(self) -> ActionLayout:
+        return action_layout(self.rules.reach)
+
+    @property
+    def num_players(self) -> int:
+        return int(self.state.num_players[0])
+
+    @property
+    def current_player(self) -> int:
+        return int(self.state.current[0])
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[self.state.phase[0]]
+
+    @property
+    def tile_to_place(self) -> int | None:
+        t = int(self.state.tile_to_place[0])
+        return None if t < 0 else t
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.state.phase[0] == OVER)
+
+    @property
+    def scores(self) -> list[int]:
+        return self.state.score[0, : self.num_players].tolist()
+
+    @property
+    def winners(self) -> list[int]:
+        """Seats sharing the highest score (R8.2.4); empty until the game is over."""
+        return engine.winners(self.state)[0] if self.is_over else []
+
+    @property
+    def events(self) -> list[dict]:
+        return [] if self.state.events is None else self.state.events[0]
+
+    @property
+    def deck_sizes(self) -> tuple[int, int]:
+        """Tiles left in the regular and menhir decks (public, R1.5)."""
+        s = self.state
+        return int(s.regular_len[0] - s.regular_next[0]), int(s.menhir_len[0] - s.menhir_next[0])
+
+    @property
+    def extra_turn(self) -> bool:
+        return bool(self.state.extra_turn[0])
+
+    def supply(self, player: int) -> tuple[int, int]:
+        """(pawns, huts) in the player's supply (R1.2)."""
+        self._check_player(player)
+        pawns, huts = self.state.supply[0, player]
+        return int(pawns), int(huts)
+
+    def tile_at(self, x: int, y: int) -> tuple[int, int] | None:
+        """(tile id, rotation) at (x, y), or None for an empty or off-board position."""
+        board = self.rules.board
+        if abs(x) > board.reach or abs(y) > board.reach:
+            return None
+        cell = board.cell(x, y)
+        t = int(self.state.board_tile[0, cell])
+        return None if t < 0 else (t, int(self.state.board_rot[0, cell]))
+
+    def placed_tiles(self) -> list[tuple[int, int, int, int]]:
+        """(tile, x, y, rotation) of every tile on the board."""
+        s, board = self.state, self.rules.board
+        cells = np.flatnonzero(s.board_tile[0] >= 0)
+        return [(int(s.board_tile[0, c]), *board.xy(c), int(s.board_rot[0, c])) for c in cells]
+
+    def occupants(self) -> list[tuple[int, str, int, int, int]]:
+        """(player, "pawn" | "hut", x, y, local zone) of every occupant on the board."""
+        s, board = self.state, self.rules.board
+        out = []
+        for t in np.flatnonzero(s.occupant_seat[0] >= 0):
+            x, y = board.xy(s.tile_cell[0, t])
+            out.append(
+                (int(s.occupant_seat[0, t]), KIND_NAMES[s.occupant_kind[0, t]], x, y, int(s.occupant_local[0, t]))
+            )
+        return sorted(out)
+
+    # ------------------------------------------------------------ legal decisions
+
+    def action_mask(self) -> np.ndarray:
+        """[A] bool mask over the flat action space (see hg_env.core.actions)."""
+        return engine.legal_action_mask(self.state)[0]
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.action_mask()).tolist()
+
+    def legal_placements(self) -> list[tuple[int, int, int]]:
+        """(x, y, rotation) for the tile to place; empty outside the place phase."""
+        if self.phase != "place":
+            return []
+        board = self.rules.board
+        cells, rots = np.nonzero(self.state.place_mask[0])
+        return [(*board.xy(c), int(r)) for c, r in zip(cells, rots)]
+
+    def legal_retakes(self) -> list[tuple[int, int, int]]:
+        """(x, y, local zone) of the own pawns the shaman may take back (R7.1)."""
+        if self.phase != "retake":
+            return []
+        return [(x, y, z) for p, k, x, y, z in self.occupants() if p == self.current_player and k == "pawn"]
+
+    def legal_occupants(self) -> list[tuple[str, int]]:
+        """("pawn" | "hut", local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
+        if self.phase != "occupy":
+            return []
+        mask = self.state.occupy_mask[0]
+        return [("pawn", int(z)) for z in np.flatnonzero(mask[:8])] + [
+            ("hut", int(z)) for z in np.flatnonzero(mask[8:])
+        ]
+
+    def legal_pit_trap_choices(self) -> list[int]:
+        """How many in-range deer the tigers may eat (``pit_trap_deer_choice="player_choice"``)."""
+        if self.phase != "pit_trap":
+            return []
+        lo, hi = self.state.pit_range[0]
+        return list(range(int(lo), int(hi) + 1))
+
+    # ------------------------------------------------------------ decisions
+
+    def place(self, x: int, y: int, rotation: int) -> None:
+        """T2: place the drawn tile at (x, y) with the given rotation."""
+        self._expect("place", f"place({x}, {y}, {rotation})")
+        if (x, y, rotation) not in self.legal_placements():
+            where = "off the board" if max(abs(x), abs(y)) > self.rules.reach else "not a legal placement"
+            raise ValueError(
+                f"place({x}, {y}, {rotation}): tile {self.tile_to_place} at ({x},{y}) r{rotation} is {where} (R4.1)"
+            )
+        self.step(self.layout.encode(("place", x, y, rotation)))
+
+    def retake(self, x: int | None, y: int | None = None, local_zone: int | None = None) -> None:
+        """T3 shaman: take back the own pawn at (x, y, local zone), or nothing with ``retake(None)``."""
+        self._expect("retake", f"retake({x}, {y}, {local_zone})")
+        if x is None:
+            self.step(self.layout.none)
+            return
+        if (x, y, local_zone) not in self.legal_retakes():
+            raise ValueError(
+                f"retake({x}, {y}, {local_zone}): seat {self.current_player} has no pawn there; "
+                f"legal: {self.legal_retakes()}"
+            )
+        self.step(self.layout.encode(("retake", x, y)))
+
+    def occupy(self, kind: str | None, local_zone: int | None = None) -> None:
+        """T4: put a "pawn" or "hut" on a local zone of the tile just placed, or nothing with ``occupy(None)``."""
+        self._expect("occupy", f"occupy({kind!r}, {local_zone})")
+        if kind is None:
+            self.step(self.layout.none)
+            return
+        if (kind, local_zone) not in self.legal_occupants():
+            raise ValueError(
+                f"occupy({kind!r}, {local_zone}): not legal on tile "
+                f"{self._last_tile()} (R5); legal: {self.legal_occupants()} or None"
+            )
+        self.step(self.layout.encode((kind, local_zone)))
+
+    def choose_pit_trap(self, eaten_in_range: int) -> None:
+        """Final scoring option: how many in-range deer the tigers eat (R7.15)."""
+        self._expect("pit_trap", f"choose_pit_trap({eaten_in_range})")
+        if eaten_in_range not in self.legal_pit_trap_choices():
+            raise ValueError(f"choose_pit_trap({eaten_in_range}): choose one of {self.legal_pit_trap_choices()}")
+        self.step(self.layout.encode(("pit", eaten_in_range)))
+
+    def step(self, action: int) -> None:
+        """Apply one flat action (hg_env.core.actions); ValueError if it is not legal."""
+        entry = self._decision_entry(action) if 0 <= action < self.layout.size else None
+        engine.step(self.state, np.array([action], dtype=np.int64))
+        self.history.append(int(action))
+        self._entries.append(entry)
+
+    def describe(self, action: int) -> str:
+        return self.layout.describe(action, self.tile_to_place)
+
+    def copy(self) -> Game:
+        other = object.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.state = self.state.copy()
+        other.history = list(self.history)
+        other._entries = list(self._entries)
+        return other
+
+    # ------------------------------------------------------------ records
+
+    def decisions(self) -> list[list]:
+        """The decisions taken so far, as record entries (see hg_env.record)."""
+        return [list(e) for e in self._entries]
+
+    def _decision_entry(self, action: int) -> list:
+        d = self.layout.decode(action)
+        if d[0] == "retake":
+            t = int(self.state.board_tile[0, self.rules.board.cell(d[1], d[2])])
+            return ["retake", d[1], d[2], int(self.state.occupant_local[0, t])]
+        return list(d)
+
+    def to_record(self, players: list[str] | None = None, meta: dict | None = None) -> dict:
+        """A JSON-serialisable record; ``Game.from_record`` replays it to the identical state."""
+        return make_record(self, players=players, meta=meta)
+
+    @classmethod
+    def from_record(cls, record: dict, upto: int | None = None) -> Game:
+        """Replay a record (all decisions, or the first ``upto``); ValueError if it is corrupt."""
+        rec = check_record(record)
+        game = cls(
+            rec["num_players"],
+            seed=rec.get("seed"),
+            regular_deck=rec["regular_deck"],
+            menhir_deck=rec["menhir_deck"],
+            **rec["rules"],
+        )
+        entries = rec["decisions"] if upto is None else rec["decisions"][:upto]
+        for i, entry in enumerate(entries):
+            try:
+                game.apply_decision(entry)
+            except ValueError as err:
+                raise ValueError(f"corrupt record: decision {i} {entry!r} cannot be replayed: {err}") from None
+        if upto is None and rec.get("scores") is not None and game.scores != rec["scores"]:
+            raise ValueError(f"corrupt record: replay gives scores {game.scores}, the record says {rec['scores']}")
+        return game
+
+    def apply_decision(self, entry: list) -> None:
+        """Apply one record entry: ["place", x, y, r], ["pawn", z], ["hut", z], ["retake", x, y, z],
+        ["pit", k] or ["none"]."""
+        if not isinstance(entry, (list, tuple)) or not entry:
+            raise ValueError(f"a decision must be a non-empty list, got {entry!r}")
+        kind, args = entry[0], list(entry[1:])
+        if kind == "place":
+            self.place(*args)
+        elif kind in ("pawn", "hut"):
+            self.occupy(kind, *args)
+        elif kind == "retake":
+            self.retake(*args)
+        elif kind == "pit":
+            self.choose_pit_trap(*args)
+        elif kind == "none":
+            if self.phase == "retake":
+                self.retake(None)
+            else:
+                self.occupy(None)
+        else:
+            raise ValueError(f"unknown decision kind {kind!r}")
+
+    # ------------------------------------------------------------ helpers
+
+    def _expect(self, phase: str, call: str) -> None:
+        if self.phase != phase:
+            now = (
+                "the game is over" if self.is_over else f"the game waits for seat {self.current_player} to {self.phase}"
+            )
+            raise ValueError(f"{call}: not the {phase} phase ({now})")
+
+    def _check_player(self, player: int) -> None:
+        if not (isinstance(player, (int, np.integer)) and 0 <= player < self.num_players):
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
+
+    def _last_tile(self) -> int:
+        return int(self.state.board_tile[0, self.state.last_cell[0]])
+
+    def __repr__(self) -> str:
+        return (
+            f"Game(num_players={self.num_players}, phase={self.phase!r}, current_player={self.current_player}, "
+            f"tile_to_place={self.tile_to_place}, scores={self.scores})"
+        )
