@@ -1,0 +1,147 @@
+"""The agent protocol, and agents made from command-line spec strings.
+
+An agent maps (observation, action mask) to a flat action (hg_env.core.actions).
+Agents that search may also read the game through the ``game`` hook: an
+``hg_env.Game`` they may copy and simulate on, but must not mutate, and whose
+hidden information (deck order) they must not look at.
+
+Agents that can decide many games at once override ``act_batch``, which gets
+the batched core ``State`` as its hook (one row per game).
+
+Spec strings: ``name`` or ``name:key=value,key=value``, e.g. ``random``,
+``greedy``, ``mcts:sims=200``, ``policy:path=runs/quick/final_model.zip``.
+Keys are the keyword arguments of the agent's constructor.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from hg_env.core.state import State
+    from hg_env.game import Game
+
+
+class Agent:
+    """Base class. Subclasses set ``name`` and implement ``act``."""
+
+    name: str = "agent"
+    #: True if ``act`` reads the observation tensor; callers may pass None otherwise.
+    uses_observation: bool = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.spec = self.name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each game; reseeds the agent's generator when a seed is given."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        raise NotImplementedError
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        """One action per row of ``action_masks`` ([B, A] bool); -1 for rows with no legal action."""
+        out = np.full(len(action_masks), -1, dtype=np.int64)
+        for i, mask in enumerate(action_masks):
+            if mask.any():
+                obs = None if observations is None else observations[i]
+                out[i] = self.act(obs, mask, None)
+        return out
+
+    def __call__(self, observation: Any, action_mask: np.ndarray) -> int:
+        """Agents are callables from (observation, mask) to action (SingleAgentEnv opponents)."""
+        return self.act(observation, action_mask)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions, seeded."""
+
+    name = "random"
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        from hg_env.core.actions import sample_uniform
+
+        return sample_uniform(action_masks, self.rng)
+
+
+REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}
+
+
+def register(cls: type[Agent]) -> type[Agent]:
+    """Class decorator: make an agent available to ``make_agent`` under ``cls.name``."""
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"mcts:sims=200,c=1.4"`` -> ``("mcts", {"sims": "200", "c": "1.4"})``."""
+    name, _, rest = spec.partition(":")
+    kwargs: dict[str, str] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bad agent spec {spec!r}: expected key=value, got {item!r}")
+        kwargs[key.strip()] = value.strip()
+    return name.strip(), kwargs
+
+
+def _convert(value: str, default: Any, annotation: Any) -> Any:
+    kind = type(default) if default not in (None, inspect.Parameter.empty) else None
+    text = str(annotation)
+    if kind is bool or text.startswith("bool"):
+        if value.lower() in ("1", "true", "yes"):
+            return True
+        if value.lower() in ("0", "false", "no"):
+            return False
+        raise ValueError(f"expected true/false, got {value!r}")
+    if kind is int or text.startswith("int"):
+        return int(value)
+    if kind is float or text.startswith("float"):
+        return float(value)
+    return value
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build an agent from a spec string; ValueError naming an unknown agent or key."""
+    _load_builtin_agents()
+    name, raw = parse_spec(spec)
+    if name not in REGISTRY:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {sorted(REGISTRY)}")
+    cls = REGISTRY[name]
+    params = inspect.signature(cls.__init__).parameters
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in params or key in ("self", "seed"):
+            known = sorted(k for k in params if k not in ("self", "seed"))
+            raise ValueError(f"agent {name!r} has no option {key!r}; options: {known}")
+        try:
+            kwargs[key] = _convert(value, params[key].default, params[key].annotation)
+        except ValueError as err:
+            raise ValueError(f"agent spec {spec!r}: option {key!r}: {err}") from None
+    agent = cls(seed=seed, **kwargs)
+    agent.spec = spec
+    return agent
+
+
+def _load_builtin_agents() -> None:
+    """Import the agent modules so their @register decorators run."""
+    import importlib
+
+    for module in ("agents.greedy", "agents.mcts", "agents.policy"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name != module:  # a missing dependency inside an agent module is a real error
+                raise
