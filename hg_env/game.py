@@ -229,6 +229,16 @@ class Game:
     def describe(self, action: int) -> str:
         return self.layout.describe(action, self.tile_to_place)
 
+    def render(self, mode: str = "ansi") -> str | np.ndarray:
+        """``"ansi"``: the text board; ``"rgb_array"``: an [H, W, 3] uint8 picture (needs Pillow)."""
+        from hg_env import render
+
+        if mode == "ansi":
+            return render.render_ansi(self)
+        if mode == "rgb_array":
+            return render.render_rgb(self)
+        raise ValueError(f"render mode must be 'ansi' or 'rgb_array', got {mode!r}")
+
     def copy(self) -> Game:
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
