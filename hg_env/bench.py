@@ -50,3 +50,49 @@ def print_core(result: dict, as_json: bool) -> None:
     for b, rate in result["decisions_per_s"].items():
         print(f"  B = {b:>5}: {rate:>12,.0f} decisions/s")
     print(f"  state memory: {result['bytes_per_game']:,} bytes per game ({result['bytes_per_game'] / 1024:.1f} KiB)")
+
+
+def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
+    """AEC steps per second with uniformly random legal actions (the standard agent_iter loop)."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps, episode = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            done = terminated or truncated
+            action = None if done else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def bench_env(seconds: float = 5.0) -> dict:
+    """hunters_gatherers_v0 against PettingZoo's connect_four_v3 and chess_v6 (pettingzoo[classic])."""
+    import hg_env
+
+    makers = {"hunters_gatherers_v0": lambda: hg_env.env(num_players=2)}
+    try:
+        from pettingzoo.classic import chess_v6, connect_four_v3
+    except ImportError as err:
+        raise SystemExit(
+            f"`hgenv bench env` compares with pettingzoo[classic]: pip install 'pettingzoo[classic]' ({err})"
+        ) from None
+    makers["connect_four_v3"] = connect_four_v3.env
+    makers["chess_v6"] = chess_v6.env
+    return {"steps_per_s": {name: round(aec_steps_per_second(make, seconds), 1) for name, make in makers.items()}}
+
+
+def print_env(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result))
+        return
+    rates = result["steps_per_s"]
+    ours = rates["hunters_gatherers_v0"]
+    print("AEC steps per second, random legal actions, one process")
+    for name, rate in rates.items():
+        ratio = "" if name == "hunters_gatherers_v0" else f"   (hunters_gatherers_v0 is {ours / rate:.2f}x)"
+        print(f"  {name:<22} {rate:>10,.0f}{ratio}")

@@ -65,9 +65,11 @@ def check_areas(state: State, game: int) -> None:
             counts = part.counts[game, r]
             assert part.open[game, r] == a["open"], (name, a["zones"], part.open[game, r], a["open"])
             assert popcount(part.tiles[g, [r]])[0] == len(a["tiles"]), (name, a["tiles"])
+            assert part.tile_count[game, r] == len(a["tiles"]), (name, a["tiles"], part.tile_count[game, r])
             assert (part.occupants[game, r] == a["occupants"]).all(), (name, part.occupants[game, r], a["occupants"])
             if name == "area":
                 lake_fish = int(lake_members(part.lakes[game, r]) @ LAKE_FISH)
+                assert part.lake_fish[game, r] == lake_fish
                 if a["type"] == "meadow":
                     assert (counts[:4] == a["animals"]).all(), (counts[:4], a["animals"])
                 if a["type"] == "river":

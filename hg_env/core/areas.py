@@ -17,9 +17,9 @@ Accumulators are valid at roots only:
 
 * ``open``: open connections (a join of areas a, b gives a + b - 2; a join of an
   area with itself, closing a loop, gives a - 2);
-* ``tiles``: bitset of tile ids, so tileCount counts *distinct* tiles (Q15);
-* ``lakes``: bitset of lake numbers attached to a river area, so a lake closing
-  both ends of one river counts once (Q14);
+* ``tiles``: bitset of tile ids, so ``tile_count`` counts *distinct* tiles (Q15);
+* ``lakes``: bitset of lake numbers attached to a river area, so ``lake_fish``
+  counts a lake closing both ends of one river once (Q14);
 * ``counts``: content counts, see ``tiles.NUM_COUNTS``;
 * ``occupants``: pawns (area partition) or huts (system partition) per seat.
 """
@@ -36,6 +36,7 @@ from hg_env.core.tiles import (
     C_LAKES,
     C_MENHIRS,
     C_MUSHROOMS,
+    LAKE_FISH,
     MAMMOTH,
     NUM_COUNTS,
     NUM_LAKES,
@@ -76,8 +77,25 @@ def tile_members(bits: np.ndarray) -> np.ndarray:
 
 
 def lake_members(bits: np.ndarray) -> np.ndarray:
-    """[...] uint32 lake bitsets -> [..., 29] bool membership."""
-    return ((bits[..., None] >> np.arange(NUM_LAKES, dtype=np.uint32)) & 1).astype(bool)
+    """[...] uint64 lake bitsets -> [..., 29] bool membership."""
+    return ((bits[..., None] >> np.arange(NUM_LAKES, dtype=np.uint64)) & _ONE).astype(bool)
+
+
+_BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
+# _LAKE_FISH_BY_BYTE[k, v]: fish of the lakes numbered 8k + i for the set bits i of v
+_LAKE_FISH_BY_BYTE = np.array(
+    [
+        [sum(int(LAKE_FISH[8 * k + i]) for i in range(8) if v >> i & 1 and 8 * k + i < NUM_LAKES) for v in range(256)]
+        for k in range(4)
+    ],
+    dtype=np.int16,
+)
+
+
+def lake_fish_of(bits: np.ndarray) -> np.ndarray:
+    """[...] uint64 lake bitsets -> [...] total fish of those lakes (29 lakes: 4 bytes)."""
+    octets = ((bits[..., None] >> _BYTE_SHIFTS) & np.uint64(255)).astype(np.intp)
+    return _LAKE_FISH_BY_BYTE[np.arange(4), octets].sum(-1)
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
@@ -85,17 +103,63 @@ def popcount(bits: np.ndarray) -> np.ndarray:
     return np.bitwise_count(bits).sum(-1).astype(np.int16)
 
 
+# Columns of ``Partition.sums`` (int16), merged by addition except the derived ones:
+#   0 size       zones in the tree (union by size)
+#   1 open       open connections
+#   2 tiles      distinct tiles (derived: popcount of the tile bitset)
+#   3 lake_fish  fish of the distinct lakes attached to a river area (derived from the lake bitset)
+#   4..11        content counts, see tiles.NUM_COUNTS
+#   12..16       occupants per seat: pawns (area partition) or huts (system partition)
+SIZE, OPEN, TILES, LAKE_FISH, COUNTS = 0, 1, 2, 3, 4
+OCCUPANTS = COUNTS + NUM_COUNTS
+NUM_SUMS = OCCUPANTS + MAX_PLAYERS
+# Columns of ``Partition.bits`` (uint64), merged by bitwise or: 0-1 tile ids, 2 lake numbers.
+TILE_BITS, LAKE_BITS = slice(0, TILE_WORDS), TILE_WORDS
+
+
 @dataclass
 class Partition:
-    """Batched union-find over zones; arrays have a leading batch axis [B, Z, ...]."""
+    """Batched union-find over zones; arrays have a leading batch axis [B, Z, ...].
+
+    All accumulators of a root sit in two rows (``sums``, ``bits``), so a join
+    merges them with one add and one or. Named views (``open``, ``counts``, ...)
+    read and write the same memory."""
 
     parent: np.ndarray  # [B, Z] int16 parent zone; a root is its own parent
-    size: np.ndarray  # [B, Z] int16 zones in the tree (roots)
-    open: np.ndarray  # [B, Z] int16 open connections (roots)
-    tiles: np.ndarray  # [B, Z, 2] uint64 bitset of tile ids (roots)
-    lakes: np.ndarray  # [B, Z] uint32 bitset of attached lake numbers (roots)
-    counts: np.ndarray  # [B, Z, 8] int8 content counts (roots)
-    occupants: np.ndarray  # [B, Z, 5] int8 pawns or huts per seat (roots)
+    sums: np.ndarray  # [B, Z, 15] int16 additive accumulators (roots), columns above
+    bits: np.ndarray  # [B, Z, 3] uint64 bitsets (roots): tile ids, lake numbers
+
+    @property
+    def size(self) -> np.ndarray:
+        return self.sums[..., SIZE]
+
+    @property
+    def open(self) -> np.ndarray:
+        return self.sums[..., OPEN]
+
+    @property
+    def tile_count(self) -> np.ndarray:
+        return self.sums[..., TILES]
+
+    @property
+    def lake_fish(self) -> np.ndarray:
+        return self.sums[..., LAKE_FISH]
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.sums[..., COUNTS:OCCUPANTS]
+
+    @property
+    def occupants(self) -> np.ndarray:
+        return self.sums[..., OCCUPANTS:]
+
+    @property
+    def tiles(self) -> np.ndarray:
+        return self.bits[..., TILE_BITS]
+
+    @property
+    def lakes(self) -> np.ndarray:
+        return self.bits[..., LAKE_BITS]
 
     @classmethod
     def from_template(cls, template: Partition, batch: int) -> Partition:
@@ -105,58 +169,111 @@ class Partition:
         return Partition(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
 
     def find(self, g: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """Roots of zones z in games g (any matching shapes); compresses the paths."""
-        root = self.parent[g, z]
+        """Roots of zones z in games g (any broadcastable shapes); compresses the paths."""
+        parent = self.parent.reshape(-1)
+        base = np.asarray(g) * NUM_ZONES
+        key = base + z
+        root = parent[key]
         while True:
-            up = self.parent[g, root]
-            if np.array_equal(up, root):
+            up = parent[base + root]
+            if (up == root).all():
                 break
             root = up
-        self.parent[g, z] = root
+        parent[key] = root
         return root
 
     def all_roots(self, g: np.ndarray | slice = slice(None)) -> np.ndarray:
         """[G, Z] root of every zone of games g, by pointer jumping; compresses."""
-        root = self.parent[g]
+        root = self.parent[g].astype(np.intp)
+        parent = self.parent.reshape(-1)
+        base = (np.arange(self.parent.shape[0])[g] * NUM_ZONES)[:, None]
         while True:
-            up = np.take_along_axis(root, root.astype(np.intp), axis=1)
-            if np.array_equal(up, root):
+            up = parent[base + root]
+            if (up == root).all():
                 break
-            root = up
+            root = up.astype(np.intp)
         self.parent[g] = root
         return root
 
     def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-        """Join the areas of zones a and b in games g (each game at most once)."""
-        ra, rb = self.find(g, a), self.find(g, b)
-        loop = ra == rb
-        if loop.any():  # closing a loop: the two facing segments both close
-            self.open[g[loop], ra[loop]] -= 2
-            g, ra, rb = g[~loop], ra[~loop], rb[~loop]
+        """Join the areas of zones a[i] and b[i] in games g[i], for every i at once.
+
+        A game may appear in several pairs. Each pair is one matched side
+        segment: the joined area has the sum of the open connections minus 2
+        per pair (R2.15), whether it joins two areas or closes a loop."""
         if not len(g):
             return
-        swap = self.size[g, ra] < self.size[g, rb]  # keep the larger tree's root
-        keep, gone = np.where(swap, rb, ra), np.where(swap, ra, rb)
-        self.parent[g, gone] = keep
-        self.size[g, keep] += self.size[g, gone]
-        self.open[g, keep] += self.open[g, gone] - 2
-        self.tiles[g, keep] |= self.tiles[g, gone]
-        self.lakes[g, keep] |= self.lakes[g, gone]
-        self.counts[g, keep] += self.counts[g, gone]
-        self.occupants[g, keep] += self.occupants[g, gone]
+        ka = g * NUM_ZONES + self.find(g, a)
+        kb = g * NUM_ZONES + self.find(g, b)
+        sums = self.sums.reshape(-1, NUM_SUMS)
+        bits = self.bits.reshape(-1, self.bits.shape[-1])
+        keys, keep, pair_root = _components(ka, kb, sums[:, SIZE])
+        moved = keep != keys
+        np.add.at(sums, keep[moved], sums[keys[moved]])
+        np.add.at(sums[:, OPEN], pair_root, -2)
+        np.bitwise_or.at(bits, keep[moved], bits[keys[moved]])
+        self.parent.reshape(-1)[keys[moved]] = keep[moved] % NUM_ZONES
+        grown = keep[moved]  # refresh the derived columns of the grown roots (repeats write equal values)
+        sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
+        sums[grown, LAKE_FISH] = lake_fish_of(bits[grown, LAKE_BITS])
+
+
+def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Connected components of the roots joined by the pairs (ka[i], kb[i]) (flat keys).
+
+    Returns ``keys`` (the distinct roots), ``keep`` (the surviving root of each,
+    the one with the largest tree: union by size) and ``pair_root`` (the
+    surviving root of each pair)."""
+    if len(ka) <= 16:  # the single-game case: a few pairs, cheaper as Python ints
+        parent: dict[int, int] = {}
+
+        def top(k: int) -> int:
+            while parent.setdefault(k, k) != k:
+                k = parent[k]
+            return k
+
+        for x, y in zip(ka.tolist(), kb.tolist()):
+            rx, ry = top(x), top(y)
+            if rx != ry:
+                small, big = (rx, ry) if size[rx] < size[ry] else (ry, rx)
+                parent[small] = big
+        keys = np.fromiter(parent, dtype=np.intp, count=len(parent))
+        keep = np.array([top(k) for k in parent], dtype=np.intp)
+        pair_root = np.array([top(k) for k in ka.tolist()], dtype=np.intp)
+        return keys, keep, pair_root
+    keys, index = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+    ia, ib = index[: len(ka)], index[len(ka) :]
+    label = np.arange(len(keys))
+    while True:  # propagate the smallest label along the pairs
+        low = np.minimum(label[ia], label[ib])
+        new = label.copy()
+        np.minimum.at(new, ia, low)
+        np.minimum.at(new, ib, low)
+        new = new[new]
+        if (new == label).all():
+            break
+        label = new
+    order = np.lexsort((-size[keys], label))  # within a component, the largest tree first
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = label[order][1:] != label[order][:-1]
+    winner = np.empty(len(keys), dtype=np.intp)
+    winner[label[order][first]] = keys[order][first]
+    keep = winner[label]
+    return keys, keep, keep[ia]
 
 
 def _singletons() -> Partition:
     z = np.arange(NUM_ZONES)
-    return Partition(
+    part = Partition(
         parent=z.astype(np.int16)[None],
-        size=np.ones((1, NUM_ZONES), dtype=np.int16),
-        open=ZONE_SEGMENTS.astype(np.int16)[None],
-        tiles=tile_bits(ZONE_TILE)[None],
-        lakes=np.zeros((1, NUM_ZONES), dtype=np.uint32),
-        counts=np.zeros((1, NUM_ZONES, NUM_COUNTS), dtype=np.int8),
-        occupants=np.zeros((1, NUM_ZONES, MAX_PLAYERS), dtype=np.int8),
+        sums=np.zeros((1, NUM_ZONES, NUM_SUMS), dtype=np.int16),
+        bits=np.zeros((1, NUM_ZONES, TILE_WORDS + 1), dtype=np.uint64),
     )
+    part.size[:] = 1
+    part.open[:] = ZONE_SEGMENTS
+    part.tile_count[:] = 1
+    part.tiles[:] = tile_bits(ZONE_TILE)[None]
+    return part
 
 
 def _area_template() -> Partition:
@@ -168,7 +285,8 @@ def _area_template() -> Partition:
     part.counts[0, :, C_MUSHROOMS] = ZONE_MUSHROOMS
     part.counts[0, :, C_MENHIRS] = ZONE_MENHIR
     attached = RIVER_LAKE >= 0
-    part.lakes[0, attached] = np.uint32(1) << ZONE_LAKE_INDEX[RIVER_LAKE[attached]].astype(np.uint32)
+    part.lakes[0, attached] = _ONE << ZONE_LAKE_INDEX[RIVER_LAKE[attached]].astype(np.uint64)
+    part.lake_fish[0, attached] = ZONE_FISH[RIVER_LAKE[attached]]
     return part
 
 
@@ -181,9 +299,8 @@ def _system_template() -> Partition:
     for river in rivers:  # a river->lake link has no side segment: a + b, no -2
         lake = RIVER_LAKE[river]
         part.parent[0, river] = lake
-        part.size[0, lake] += 1
-        part.open[0, lake] += part.open[0, river]
-        part.counts[0, lake] += part.counts[0, river]
+        part.sums[0, lake] += part.sums[0, river]
+    part.tile_count[:] = 1  # a lake and its rivers lie on one tile
     return part
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import lake_members, popcount, tile_members
+from hg_env.core.areas import tile_members
 from hg_env.core.rules import Rules
 from hg_env.core.scoring import (
     deer_eaten,
@@ -59,10 +59,8 @@ from hg_env.core.tiles import (
     COMPAT,
     DEER,
     HUT_TARGETS,
-    LAKE_FISH,
     MAMMOTH,
     MAX_LOCAL_ZONES,
-    NUM_TILES,
     NUM_ZONES,
     PAWN_TARGETS,
     RIVER,
@@ -82,7 +80,7 @@ from hg_env.core.tiles import (
 )
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
-_ALL_TILES = np.arange(NUM_TILES)
+_OPPOSITE_SHIFT = (2 * ((np.arange(4) + 2) % 4)).astype(np.uint16)  # need-code bits of the facing side
 
 
 # ---------------------------------------------------------------- setup
@@ -156,31 +154,42 @@ def legal_action_mask(state: State) -> np.ndarray:
 
 def check_actions(state: State, actions: np.ndarray) -> np.ndarray:
     """[B] bool legal, where a negative action means "leave this game alone"."""
-    layout = action_layout(state.rules.reach)
     a = np.asarray(actions, dtype=np.int64)
     if a.shape != (state.batch_size,):
         raise ValueError(f"expected {state.batch_size} actions (one per game), got shape {a.shape}")
-    inside = (a >= 0) & (a < layout.size)
-    ai = np.where(inside, a, 0)
-    rows = np.arange(state.batch_size)
     legal = a < 0
-    place = inside & (state.phase == PLACE) & (ai < layout.pawn)
-    legal |= place & state.place_mask.reshape(state.batch_size, -1)[rows, np.where(place, ai, 0)]
-    is_none = inside & (ai == layout.none)
-    occ = inside & (state.phase == OCCUPY) & (ai >= layout.pawn) & (ai < layout.retake)
-    legal |= occ & state.occupy_mask[rows, np.where(occ, ai - layout.pawn, 0)]
-    legal |= is_none & ((state.phase == OCCUPY) | (state.phase == RETAKE))
-    ret = inside & (state.phase == RETAKE) & (ai >= layout.retake) & (ai < layout.pit)
-    if ret.any():
-        cell = np.where(ret, ai - layout.retake, 0)
-        tile = state.board_tile[rows, cell].astype(np.intp)
-        seat = state.occupant_seat[rows, np.maximum(tile, 0)]
-        kind = state.occupant_kind[rows, np.maximum(tile, 0)]
-        legal |= ret & (tile >= 0) & (seat == state.current) & (kind == PAWN)
-    pit = inside & (state.phase == PIT_TRAP) & (ai >= layout.pit) & (ai < layout.none)
-    k = ai - layout.pit
-    legal |= pit & (k >= state.pit_range[:, 0]) & (k <= state.pit_range[:, 1])
+    for phase, g in _by_phase(state, a).items():
+        legal[g] = _legal_in_phase(state, phase, g, a[g])
     return legal
+
+
+def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
+    """{phase: games} for the games that get an action (non-negative)."""
+    if state.batch_size == 1:  # the single-game fast path
+        return {int(state.phase[0]): np.zeros(1, dtype=np.intp)} if actions[0] >= 0 else {}
+    games = np.flatnonzero(actions >= 0)
+    phase = state.phase[games]
+    return {int(p): games[phase == p] for p in np.flatnonzero(np.bincount(phase, minlength=len(PHASE_NAMES)))}
+
+
+def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    layout = action_layout(state.rules.reach)
+    inside = (a >= 0) & (a < layout.size)
+    if phase == PLACE:
+        place = a < layout.pawn
+        return place & state.place_mask.reshape(state.batch_size, -1)[g, np.where(place, a, 0)]
+    if phase == OCCUPY:
+        occupy = inside & (a >= layout.pawn) & (a < layout.retake)
+        return (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.pawn, 0)]
+    if phase == RETAKE:
+        retake = inside & (a >= layout.retake) & (a < layout.pit)
+        tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
+        own = _own_pawns(state, g)[np.arange(len(g)), np.maximum(tile, 0)]
+        return (a == layout.none) | retake & (tile >= 0) & own
+    if phase == PIT_TRAP:
+        k = a - layout.pit
+        return inside & (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
+    return np.zeros(len(g), dtype=bool)  # OVER: no action is legal
 
 
 def step(state: State, actions: np.ndarray | list[int]) -> None:
@@ -190,32 +199,33 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
     illegal; the state is then unchanged.
     """
     a = np.asarray(actions, dtype=np.int64)
-    legal = check_actions(state, a)
-    if not legal.all():
-        raise ValueError(illegal_message(state, a, np.flatnonzero(~legal)))
+    if a.shape != (state.batch_size,):
+        raise ValueError(f"expected {state.batch_size} actions (one per game), got shape {a.shape}")
+    groups = _by_phase(state, a)
+    illegal = [g[~_legal_in_phase(state, phase, g, a[g])] for phase, g in groups.items()]
+    if any(len(bad) for bad in illegal):
+        raise ValueError(illegal_message(state, a, np.sort(np.concatenate(illegal))))
     layout = action_layout(state.rules.reach)
-    act = a >= 0
-    state.decisions[act] += 1
-    by_phase = {p: np.flatnonzero(act & (state.phase == p)) for p in (PLACE, RETAKE, OCCUPY, PIT_TRAP)}
-    g = by_phase[PLACE]
-    if len(g):
+    state.decisions[a >= 0] += 1
+    g = groups.get(PLACE)
+    if g is not None:
         cell, rot = np.divmod(a[g], 4)
         _put_tile(state, g, cell, rot, state.tile_to_place[g].astype(np.intp))
         state.last_cell[g] = cell
         state.tile_to_place[g] = -1
         _after_place(state, g)
-    g = by_phase[RETAKE]
-    if len(g):
+    g = groups.get(RETAKE)
+    if g is not None:
         retake = a[g] != layout.none
         _retake(state, g[retake], a[g[retake]] - layout.retake)
         _enter_occupy(state, g)
-    g = by_phase[OCCUPY]
-    if len(g):
+    g = groups.get(OCCUPY)
+    if g is not None:
         chosen = a[g] != layout.none
         _occupy(state, g[chosen], a[g[chosen]] - layout.pawn)
         _finish_tile(state, g)
-    g = by_phase[PIT_TRAP]
-    if len(g):
+    g = groups.get(PIT_TRAP)
+    if g is not None:
         _final_scoring(state, g, eaten_in=(a[g] - layout.pit).astype(np.int64))
 
 
@@ -281,30 +291,29 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
 
 def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, tile: np.ndarray) -> None:
     """T2: put tiles on cells and join their zones to their neighbours' (R2.13)."""
-    board = state.board
     state.board_tile[g, cell] = tile
     state.board_rot[g, cell] = rot
     state.tile_cell[g, tile] = cell
     state.need[g, cell] |= 256
-    for d in range(4):
-        nb = board.neighbor[cell, d]
-        on = nb >= 0
-        gg, nb, t, r = g[on], nb[on], tile[on], rot[on]
-        state.need[gg, nb] |= SIDE_TYPE[t, r, d].astype(np.uint16) << (2 * ((d + 2) % 4))
-        there = state.board_tile[gg, nb].astype(np.intp)
-        has = there >= 0
-        if not has.any():
-            continue
-        gg, t, r, nb, there = gg[has], t[has], r[has], nb[has], there[has]
-        mine = SIDE_ZONES[t, r, d]
-        theirs = SIDE_ZONES[there, state.board_rot[gg, nb], (d + 2) % 4]
-        state.area.union(gg, mine[:, 1], theirs[:, 1])
-        river = SIDE_TYPE[t, r, d] == RIVER
-        if river.any():
-            gr, mine, theirs = gg[river], mine[river], theirs[river]
-            state.area.union(gr, mine[:, 0], theirs[:, 2])
-            state.area.union(gr, mine[:, 2], theirs[:, 0])
-            state.system.union(gr, mine[:, 1], theirs[:, 1])
+    gg = g[:, None]
+    neighbor = state.board.neighbor[cell]  # [G, dir], -1 off the board
+    on_board = neighbor >= 0
+    target = np.where(on_board, neighbor, cell[:, None])  # off-board updates land on the (occupied) cell
+    state.need[gg, target] |= SIDE_TYPE[tile, rot].astype(np.uint16) << _OPPOSITE_SHIFT
+    there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
+    gi, d = np.nonzero(there >= 0)
+    if not len(gi):
+        return
+    nb = there[gi, d]
+    mine = SIDE_ZONES[tile[gi], rot[gi], d]  # [pairs, slot]
+    theirs = SIDE_ZONES[nb, state.board_rot[g[gi], neighbor[gi, d]], (d + 2) % 4]
+    river = SIDE_TYPE[tile[gi], rot[gi], d] == RIVER
+    ri = np.flatnonzero(river)
+    # slot 1 meets slot 1; on river sides the meadows cross: 0 meets 2 and 2 meets 0
+    a = np.concatenate([mine[:, 1], mine[ri, 0], mine[ri, 2]])
+    b = np.concatenate([theirs[:, 1], theirs[ri, 2], theirs[ri, 0]])
+    state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b)
+    state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1])
 
 
 def _after_place(state: State, g: np.ndarray) -> None:
@@ -539,10 +548,10 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
     first = closed & ~same.any(-1)
     rows, cols = np.nonzero(first)
     sg, root = g[rows], roots[rows, cols]
-    tiles = popcount(state.area.tiles[sg, root]).astype(np.int64)
+    tiles = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
     forest = ZONE_TYPE[root] == Z_FOREST
-    fish = counts[:, C_FISH] + lake_members(state.area.lakes[sg, root]).astype(np.int64) @ LAKE_FISH
+    fish = counts[:, C_FISH] + state.area.lake_fish[sg, root]  # R2.17 riverFish
     value = np.where(forest, forest_value(tiles, counts[:, C_MUSHROOMS]), river_value(tiles, fish))
     scorers = majority(state.area.occupants[sg, root])
     np.add.at(state.score, sg, value[:, None] * scorers)

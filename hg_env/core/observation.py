@@ -1,0 +1,364 @@
+"""Board tensors seen from one seat: [C, H, W] uint8, batched as [G, C, H, W].
+
+Every channel is an integer plane over the board (H = W = 2 * board_reach + 1,
+cell (x, y) at row y + reach, column x + reach). ``CHANNELS`` lists the names in
+order; ``channel_high(reach)`` the largest value of each; ``CHANNEL_SCALE`` a
+factor that brings each channel to about [0, 1] for a network.
+
+Seats are relative to the observer: ``p0`` is the observer, ``p1`` the next
+seat in turn order, and so on; seats beyond the number of players stay 0.
+
+Tile planes (painted on the cell of every placed tile)
+    tile                    1 where a tile lies
+    tile_id                 tile id + 1
+    rot0..rot3              rotation one-hot (R2.2)
+    {N,E,S,W}_{meadow,forest,river}   terrain of each side as shown (R2.11)
+    mammoth, aurochs, deer, tiger     live animals on the tile
+    {animal}_cancelled      animals cancelled by the hunting trap (R7.10)
+    fish, lakes, menhirs, mushrooms   on the tile (rivers and lakes; menhir / mushroom forests)
+    shaman, logboat, hunting_trap, pit_trap, wildfire, raft   special power on the tile
+    pawn_p0..p4, hut_p0..p4 owner of the tile's occupant, by relative seat
+    occupant_zone           local zone id + 1 of that occupant (0 = none)
+Area planes (per area type: forest, meadow, river, system = river system), painted
+on every tile holding a zone of the area; if a tile holds several areas of one
+type, each feature is the maximum over them. All clipped at 255.
+    {type}_open             open connections (R2.15); 0 = closed
+    {type}_tiles            distinct tiles (R2.17)
+    {type}_value            points it is worth now: forest R6.2, river R6.3,
+                            meadow R8.3 (wildfire included), system fish (+ lakes with the raft)
+    {type}_occ_p0..p4       pawns (huts for systems) per relative seat
+Decision planes
+    legal_r0..legal_r3      the tile to place fits here with rotation r (place phase)
+    last_placed             the tile placed last
+Info planes: the vector ``INFO_FIELDS`` laid out row-major over as many planes as
+needed (one for the default board), zeros after its end:
+    score_lo_p*, score_hi_p*  score = lo + 256 * hi, per relative seat
+    pawns_p*, huts_p*         supplies;  seated_p*  1 for seats in the game
+    acting_p*                 one-hot: the seat whose decision it is
+    phase_*                   one-hot place / retake / occupy / pit_trap / over
+    extra_turn, regular_left, menhir_left   (deck sizes, R1.5)
+    pit_lo, pit_hi            pit-trap choice range (player_choice option)
+    to_place_t*               one-hot over the 95 tiles: the tile to place (R1.9)
+    unseen_t*                 1 for tiles still in a deck (public: set, not order)
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from hg_env.core.areas import COUNTS, LAKE_FISH, OCCUPANTS, OPEN, TILES
+from hg_env.core.rules import MAX_PLAYERS
+from hg_env.core.scoring import river_system_value
+from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
+from hg_env.core.tiles import (
+    ANIMALS,
+    AUROCHS,
+    C_FISH,
+    C_LAKES,
+    C_MUSHROOMS,
+    DEER,
+    DIRECTION_NAMES,
+    MAMMOTH,
+    NUM_COUNTS,
+    NUM_TILES,
+    NUM_ZONES,
+    SIDE_TYPE,
+    SPECIAL_ZONE,
+    SPECIALS,
+    TIGER,
+    TILE_ZONE,
+    Z_FOREST,
+    Z_LAKE,
+    Z_MEADOW,
+    Z_RIVER,
+    ZONE_ANIMALS,
+    ZONE_FISH,
+    ZONE_MENHIR,
+    ZONE_MUSHROOMS,
+    ZONE_SPECIAL,
+    ZONE_TILE,
+    ZONE_TYPE,
+)
+
+SEATS = [f"p{k}" for k in range(MAX_PLAYERS)]
+AREA_TYPES = ("forest", "meadow", "river", "system")
+AREA_FEATURES = ["open", "tiles", "value"] + [f"occ_{p}" for p in SEATS]
+
+STATIC_CHANNELS = (
+    ["tile", "tile_id"]
+    + [f"rot{r}" for r in range(4)]
+    + [f"{d}_{t}" for d in DIRECTION_NAMES for t in ("meadow", "forest", "river")]
+    + ["fish", "lakes", "menhirs", "mushrooms"]
+    + list(SPECIALS[1:])
+)
+TILE_CHANNELS = (
+    list(ANIMALS)
+    + [f"{a}_cancelled" for a in ANIMALS]
+    + [f"pawn_{p}" for p in SEATS]
+    + [f"hut_{p}" for p in SEATS]
+    + ["occupant_zone"]
+    + [f"{t}_{f}" for t in AREA_TYPES for f in AREA_FEATURES]
+)
+DECISION_CHANNELS = [f"legal_r{r}" for r in range(4)] + ["last_placed"]
+INFO_FIELDS = (
+    [f"score_lo_{p}" for p in SEATS]
+    + [f"score_hi_{p}" for p in SEATS]
+    + [f"pawns_{p}" for p in SEATS]
+    + [f"huts_{p}" for p in SEATS]
+    + [f"seated_{p}" for p in SEATS]
+    + [f"acting_{p}" for p in SEATS]
+    + [f"phase_{name}" for name in PHASE_NAMES]
+    + ["extra_turn", "regular_left", "menhir_left", "pit_lo", "pit_hi"]
+    + [f"to_place_t{t}" for t in range(NUM_TILES)]
+    + [f"unseen_t{t}" for t in range(NUM_TILES)]
+)
+_INFO = {name: i for i, name in enumerate(INFO_FIELDS)}
+_TC = {name: i for i, name in enumerate(TILE_CHANNELS)}
+BOARD_CHANNELS = STATIC_CHANNELS + TILE_CHANNELS + DECISION_CHANNELS
+
+
+def info_planes(reach: int) -> int:
+    cells = (2 * reach + 1) ** 2
+    return -(-len(INFO_FIELDS) // cells)
+
+
+def channel_names(reach: int = 12) -> list[str]:
+    """Names of the observation channels, in order, for a board of this reach."""
+    return BOARD_CHANNELS + [f"info_{i}" for i in range(info_planes(reach))]
+
+
+def _static_table() -> np.ndarray:
+    """STATIC[tile * 4 + rot] -> static channel values; the last row (empty cell) is zeros."""
+    table = np.zeros((NUM_TILES * 4 + 1, len(STATIC_CHANNELS)), dtype=np.uint8)
+    col = {name: i for i, name in enumerate(STATIC_CHANNELS)}
+    per_tile = {
+        "fish": np.bincount(ZONE_TILE, weights=ZONE_FISH, minlength=NUM_TILES),
+        "lakes": np.bincount(ZONE_TILE, weights=ZONE_TYPE == Z_LAKE, minlength=NUM_TILES),
+        "menhirs": np.bincount(ZONE_TILE, weights=ZONE_MENHIR, minlength=NUM_TILES),
+        "mushrooms": np.bincount(ZONE_TILE, weights=ZONE_MUSHROOMS, minlength=NUM_TILES),
+    }
+    for tile in range(NUM_TILES):
+        for rot in range(4):
+            row = table[tile * 4 + rot]
+            row[col["tile"]] = 1
+            row[col["tile_id"]] = tile + 1
+            row[col[f"rot{rot}"]] = 1
+            for d, name in enumerate(DIRECTION_NAMES):
+                terrain = ("meadow", "forest", "river")[SIDE_TYPE[tile, rot, d] - 1]
+                row[col[f"{name}_{terrain}"]] = 1
+            for name, counts in per_tile.items():
+                row[col[name]] = counts[tile]
+    for z in np.flatnonzero(ZONE_SPECIAL):
+        for rot in range(4):
+            table[ZONE_TILE[z] * 4 + rot, col[SPECIALS[ZONE_SPECIAL[z]]]] = 1
+    return table
+
+
+STATIC = _static_table()
+_EMPTY_KEY = NUM_TILES * 4
+_ZONE_STARTS = np.searchsorted(ZONE_TILE, np.arange(NUM_TILES))  # zones are sorted by tile
+_PRINTED_ANIMALS = np.add.reduceat(ZONE_ANIMALS, _ZONE_STARTS, axis=0)  # [tile, animal]
+
+
+def _zones_by_type() -> np.ndarray:
+    """``[k, tile, type]`` the tile's k-th zone of each area type, as an index into the
+    stacked zone table of ``_area_features``.
+
+    The stacked table has the area partition's zones at 0..Z-1, a zero row at Z,
+    the system partition's zones at Z+1..2Z and a zero row at 2Z+1; missing
+    zones point at the zero rows. Types: forest, meadow, river, system."""
+    groups = [((Z_FOREST,), 0), ((Z_MEADOW,), 0), ((Z_RIVER,), 0), ((Z_RIVER, Z_LAKE), NUM_ZONES + 1)]
+    lists = [
+        [[z + offset for z in TILE_ZONE[t] if z >= 0 and ZONE_TYPE[z] in kinds] for kinds, offset in groups]
+        for t in range(NUM_TILES)
+    ]
+    width = max(len(zs) for per_tile in lists for zs in per_tile)
+    table = np.empty((width, NUM_TILES, len(groups)), dtype=np.intp)
+    for t, per_tile in enumerate(lists):
+        for i, ((_, offset), zs) in enumerate(zip(groups, per_tile)):
+            table[:, t, i] = zs + [offset + NUM_ZONES] * (width - len(zs))
+    return table
+
+
+_ZONE_SLOTS = _zones_by_type()
+# Area value (R6.2, R6.3, R8.3) = counts @ _VALUE_COUNTS + tiles * _VALUE_TILES[z] + lake fish - eaten deer.
+# Forests only count mushrooms, rivers fish, meadows animals, so one weight vector serves all three.
+_VALUE_COUNTS = np.zeros(NUM_COUNTS, dtype=np.int16)
+_VALUE_COUNTS[[C_MUSHROOMS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (3, 1, 3, 2, 1)
+_VALUE_TILES = np.select([ZONE_TYPE == Z_FOREST, ZONE_TYPE == Z_RIVER], [2, 1], 0).astype(np.int16)
+
+
+@cache
+def channel_high(reach: int = 12) -> np.ndarray:
+    """[C] largest value each channel can take (for the observation space bounds)."""
+    high = {name: 1 for name in channel_names(reach)}
+    high.update(zip(STATIC_CHANNELS, STATIC.max(axis=0).tolist()))  # from the tile data
+    high.update(occupant_zone=10)
+    most = int(_PRINTED_ANIMALS.max())
+    high.update({a: most for a in ANIMALS} | {f"{a}_cancelled": most for a in ANIMALS})
+    for t in AREA_TYPES:
+        high.update({f"{t}_{f}": 255 for f in ("open", "tiles", "value")})
+        high.update({f"{t}_occ_{p}": 5 if t != "system" else 3 for p in SEATS})
+    high.update({f"info_{i}": 255 for i in range(info_planes(reach))})
+    return np.array([high[name] for name in channel_names(reach)], dtype=np.uint8)
+
+
+@cache
+def channel_scale(reach: int = 12) -> np.ndarray:
+    """[C] float32 factors bringing each channel to about [0, 1] (info planes: 1/255)."""
+    high = channel_high(reach).astype(np.float32)
+    scale = 1.0 / high
+    names = channel_names(reach)
+    for i, name in enumerate(names):
+        if name.endswith(("_open", "_tiles", "_value")):
+            scale[i] = 1.0 / 32.0
+    return scale
+
+
+def observe(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """[G, C, H, W] uint8 observations of the given games from the given seats."""
+    g = np.asarray(games, dtype=np.intp)
+    seats = np.asarray(seats, dtype=np.intp)
+    board = state.board
+    n_games, cells = len(g), board.num_cells
+    n_board, n_info = len(BOARD_CHANNELS), info_planes(board.reach)
+    board_tile = state.board_tile[g].astype(np.intp)
+    placed = board_tile >= 0
+    # Built cell-major [G, N, C] (each cell's channels contiguous), transposed once at the end.
+    out = np.zeros((n_games, cells, n_board), dtype=np.uint8)
+    n_static = len(STATIC_CHANNELS)
+    out[:, :, :n_static] = STATIC[np.where(placed, board_tile * 4 + state.board_rot[g], _EMPTY_KEY)]
+    per_tile = _tile_features(state, g, seats)  # [G, 96, F] (row 95: empty cell)
+    tile_row = np.where(placed, board_tile, NUM_TILES) + (np.arange(n_games) * (NUM_TILES + 1))[:, None]
+    d0 = n_static + per_tile.shape[2]
+    out[:, :, n_static:d0] = per_tile.reshape(-1, per_tile.shape[2])[tile_row]
+    in_place = state.phase[g] == PLACE
+    out[in_place, :, d0 : d0 + 4] = state.place_mask[g[in_place]]
+    last = state.last_cell[g]
+    has_last = last >= 0
+    out[np.flatnonzero(has_last), last[has_last], d0 + 4] = 1
+    info = np.zeros((n_games, n_info * cells), dtype=np.uint8)
+    info[:, : len(INFO_FIELDS)] = _info_vector(state, g, seats)
+    planes = np.concatenate([out.transpose(0, 2, 1), info.reshape(n_games, n_info, cells)], axis=1)
+    return planes.reshape(n_games, -1, board.size, board.size)
+
+
+def _seat_order(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """[G, 5] absolute seat shown at each relative position; positions past the player
+    count point at unseated seats, whose supplies, scores and occupants are all zero."""
+    k = np.arange(MAX_PLAYERS)
+    num_players = state.num_players[g].astype(np.intp)[:, None]
+    return np.where(k < num_players, (seats[:, None] + k) % num_players, k)
+
+
+def _tile_features(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """[G, 96, len(TILE_CHANNELS)] dynamic features per tile id; row 95 (empty) is zeros."""
+    n = len(g)
+    order = _seat_order(state, g, seats)
+    feats = np.zeros((n, NUM_TILES + 1, len(TILE_CHANNELS)), dtype=np.uint8)
+    cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)  # [G, 95, 4]
+    feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] = _PRINTED_ANIMALS - cancelled
+    feats[:, :NUM_TILES, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
+    gi, ti = np.nonzero(state.occupant_seat[g] >= 0)
+    seat = state.occupant_seat[g[gi], ti]
+    relative = np.argmax(order[gi] == seat[:, None], axis=1)
+    kind = state.occupant_kind[g[gi], ti]
+    feats[gi, ti, _TC["pawn_p0"] + MAX_PLAYERS * kind + relative] = 1  # hut_p* follow pawn_p*
+    feats[gi, ti, _TC["occupant_zone"]] = state.occupant_local[g[gi], ti] + 1
+    feats[:, :NUM_TILES, _TC["forest_open"] :] = _area_features(state, g, order)
+    return feats
+
+
+def _area_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """[G, 95, 4 * len(AREA_FEATURES)] area features per tile and area type."""
+    n = len(g)
+    zone = np.zeros((n, 2 * (NUM_ZONES + 1), len(AREA_FEATURES)), dtype=np.int16)  # stacked, see _zones_by_type
+    for offset, part in ((0, state.area), (NUM_ZONES + 1, state.system)):
+        roots = part.all_roots(g)
+        keys = g[:, None] * NUM_ZONES + roots  # [G, Z] flat row of each zone's root
+        width = part.sums.shape[-1]
+        sums = part.sums.reshape(-1, width)[keys]  # [G, Z, columns]
+        occupants = part.sums.reshape(-1)[(keys * width)[:, :, None] + (OCCUPANTS + order)[:, None, :]]
+        tiles = sums[..., TILES]
+        counts = sums[..., COUNTS:OCCUPANTS]
+        if part is state.area:  # each area holds counts of its own type only, so one weighting serves all
+            fire = roots == _root_of(state, g, roots, "wildfire")[:, None]
+            eaten = np.where(fire, 0, np.minimum(counts[..., DEER], counts[..., TIGER]))
+            value = counts @ _VALUE_COUNTS + tiles * _VALUE_TILES + sums[..., LAKE_FISH] - eaten
+        else:
+            raft = roots == _root_of(state, g, roots, "raft")[:, None]
+            value = river_system_value(counts[..., C_FISH], counts[..., C_LAKES], raft)
+        block = zone[:, offset : offset + NUM_ZONES]
+        block[..., 0] = sums[..., OPEN]
+        block[..., 1] = tiles
+        block[..., 2] = value
+        block[..., 3:] = occupants  # by relative seat
+    np.minimum(zone, 255, out=zone)
+    per_type = np.take(zone, _ZONE_SLOTS, axis=1).max(axis=1)  # [G, 95, type, F]: max over a tile's zones
+    return per_type.reshape(n, NUM_TILES, -1).astype(np.uint8)
+
+
+def _root_of(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray:
+    """Root of a special power's zone per game, -2 where its tile is not on the board."""
+    zone = SPECIAL_ZONE[power]
+    return np.where(state.tile_cell[g, ZONE_TILE[zone]] >= 0, roots[:, zone], -2)  # -2: never a root
+
+
+def _info_vector(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    n = len(g)
+    rows = np.arange(n)
+    order = _seat_order(state, g, seats)
+    info = np.zeros((n, len(INFO_FIELDS)), dtype=np.int64)
+    score = np.minimum(state.score[g[:, None], order], 255 * 256 + 255)
+    supply = state.supply[g[:, None], order]  # [G, 5, 2]
+    for name, values in (
+        ("score_lo", score % 256),
+        ("score_hi", score // 256),
+        ("pawns", supply[..., 0]),
+        ("huts", supply[..., 1]),
+    ):
+        info[:, _INFO[f"{name}_p0"] : _INFO[f"{name}_p0"] + MAX_PLAYERS] = values
+    num_players = state.num_players[g]
+    info[:, _INFO["seated_p0"] : _INFO["seated_p4"] + 1] = np.arange(MAX_PLAYERS) < num_players[:, None]
+    live = state.phase[g] != OVER
+    info[rows[live], _INFO["acting_p0"] + ((state.current[g] - seats) % num_players)[live]] = 1
+    info[rows, _INFO["phase_place"] + state.phase[g]] = 1
+    info[:, _INFO["extra_turn"]] = state.extra_turn[g]
+    info[:, _INFO["regular_left"]] = state.regular_len[g] - state.regular_next[g]
+    info[:, _INFO["menhir_left"]] = state.menhir_len[g] - state.menhir_next[g]
+    info[:, _INFO["pit_lo"] : _INFO["pit_hi"] + 1] = state.pit_range[g]
+    tile = state.tile_to_place[g].astype(np.intp)  # int8 ids would overflow in the offset sum
+    has = tile >= 0
+    info[rows[has], _INFO["to_place_t0"] + tile[has]] = 1
+    unseen = info[:, _INFO["unseen_t0"] :]
+    for deck, nxt, length in (
+        (state.regular_deck, state.regular_next, state.regular_len),
+        (state.menhir_deck, state.menhir_next, state.menhir_len),
+    ):
+        idx = np.arange(deck.shape[1])
+        in_deck = (idx >= nxt[g, None]) & (idx < length[g, None])
+        unseen[np.nonzero(in_deck)[0], deck[g][in_deck]] = 1
+    return info.astype(np.uint8)
+
+
+def decode_board(obs: np.ndarray, reach: int = 12) -> dict:
+    """Read a single [C, H, W] observation back: tiles, occupants and the info fields.
+
+    Returns ``{"tiles": [(tile, x, y, rot)], "occupants": [(rel_seat, kind, x, y, local)], "info": {...}}``."""
+    names = {name: i for i, name in enumerate(channel_names(reach))}
+    tiles, occupants = [], []
+    for y, x in zip(*np.nonzero(obs[names["tile"]])):
+        tile = int(obs[names["tile_id"], y, x]) - 1
+        rot = int(np.argmax([obs[names[f"rot{r}"], y, x] for r in range(4)]))
+        tiles.append((tile, int(x) - reach, int(y) - reach, rot))
+        for kind in ("pawn", "hut"):
+            for k, p in enumerate(SEATS):
+                if obs[names[f"{kind}_{p}"], y, x]:
+                    occupants.append(
+                        (k, kind, int(x) - reach, int(y) - reach, int(obs[names["occupant_zone"], y, x]) - 1)
+                    )
+    info_raw = obs[len(BOARD_CHANNELS) :].reshape(-1)[: len(INFO_FIELDS)]
+    info = dict(zip(INFO_FIELDS, info_raw.tolist()))
+    return {"tiles": sorted(tiles), "occupants": sorted(occupants), "info": info}

@@ -1,0 +1,155 @@
+"""``SingleAgentEnv``: one learner against fixed opponents, as a ``gymnasium.Env``.
+
+For stable-baselines3 and sb3-contrib's ``MaskablePPO``::
+
+    from sb3_contrib import MaskablePPO
+    from agents import make_agent
+    import hg_env
+
+    env = hg_env.SingleAgentEnv(opponents=[make_agent("greedy", seed=0)], reward="win")
+    model = MaskablePPO("MlpPolicy", env).learn(10_000)   # uses env.action_masks()
+
+The observation is the board tensor of ``hg_env.aec`` (uint8 [C, H, W]) seen from
+the learner; ``action_masks()`` is the legal-action mask. Opponents play their
+turns inside ``step``; the learner's reward is everything it earned since its
+previous action (see the reward modes of ``hg_env.aec``).
+
+An opponent is an ``agents.Agent`` (called with the game as its search hook, and
+the observation only if ``agent.uses_observation``) or any callable
+``(observation, action_mask) -> action``.
+
+Illegal learner actions: by default (``illegal_action="lose"``) the episode ends
+with ``illegal_reward`` and a warning naming the move, as PettingZoo's
+``TerminateIllegalWrapper`` does (SB3's ``check_env`` samples unmasked actions);
+``illegal_action="raise"`` raises ValueError instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import logger
+
+from hg_env.aec import raw_env
+from hg_env.core.actions import sample_uniform
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat against ``opponents``; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        opponents: Sequence[Any] | Callable | None = None,
+        seat: int | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        **env_kwargs: Any,
+    ) -> None:
+        super().__init__()
+        self.aec = raw_env(**env_kwargs)
+        n = self.aec.num_players
+        if opponents is None:
+            opponents = [None] * (n - 1)  # None: uniformly random legal moves
+        elif callable(opponents) or hasattr(opponents, "act"):
+            opponents = [opponents] * (n - 1)
+        opponents = list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
+        for opp in opponents:
+            if opp is not None and not (callable(opp) or hasattr(opp, "act")):
+                raise ValueError(
+                    f"an opponent must be an Agent or a callable (observation, mask) -> action, got {opp!r}"
+                )
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+            raise ValueError(f"seat must be None (random each episode) or 0..{n - 1}, got {seat!r}")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.opponents = opponents
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = self.aec.render_mode
+        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        self.action_space = self.aec.action_space("player_0")
+        self.seat = 0 if seat is None else int(seat)
+
+    @property
+    def game(self):
+        """The underlying ``hg_env.Game`` (read-only use)."""
+        return self.aec.game
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        n = self.aec.num_players
+        self.seat = int(self.np_random.integers(n)) if self.fixed_seat is None else int(self.fixed_seat)
+        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
+        for opp in self.opponents:
+            if hasattr(opp, "reset"):
+                opp.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        learner = self.aec.possible_agents[self.seat]
+        if self.aec.terminations[learner]:
+            raise RuntimeError("the episode is over: call reset()")
+        action = int(action)
+        if not self.action_masks()[action] if 0 <= action < self.action_space.n else True:
+            message = f"illegal action {action} ({self._describe(action)}) for {learner} in phase {self.game.phase}"
+            if self.illegal_action == "raise":
+                raise ValueError(message)
+            logger.warn(message + "; the episode ends with illegal_reward")
+            for agent in self.aec.agents:
+                self.aec.terminations[agent] = True
+            return self._observation(), self.illegal_reward, True, False, self._info(illegal_action=message)
+        self.aec.step(action)
+        self._play_opponents()
+        reward = float(self.aec._cumulative_rewards[learner])
+        terminated = bool(self.aec.terminations[learner])
+        return self._observation(), reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """[A] bool legal actions of the learner (all False once the game is over)."""
+        if self.game.is_over:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.game.action_mask()
+
+    def render(self) -> str | np.ndarray | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------ helpers
+
+    def _play_opponents(self) -> None:
+        """Let the opponents decide until it is the learner's turn or the game is over."""
+        while not self.game.is_over and self.game.current_player != self.seat:
+            seat = self.game.current_player
+            opp = self.opponents[seat if seat < self.seat else seat - 1]
+            mask = self.game.action_mask()
+            if opp is None:
+                action = int(sample_uniform(mask[None], self.np_random)[0])
+            elif hasattr(opp, "act"):
+                obs = self.aec.observe(self.aec.agents[seat])["observation"] if opp.uses_observation else None
+                action = int(opp.act(obs, mask, game=self.game))
+            else:
+                action = int(opp(self.aec.observe(self.aec.agents[seat])["observation"], mask))
+            self.aec.step(action)
+
+    def _observation(self) -> np.ndarray:
+        return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]
+
+    def _info(self, **extra: Any) -> dict:
+        info = {"seat": self.seat, "scores": self.game.scores, "action_mask": self.action_masks()}
+        if self.game.is_over:
+            info["winners"] = self.game.winners
+        info.update(extra)
+        return info
+
+    def _describe(self, action: int) -> str:
+        if 0 <= action < self.action_space.n:
+            return self.game.describe(action)
+        return f"outside the action space [0, {self.action_space.n})"

@@ -1,0 +1,287 @@
+"""The PettingZoo AEC environment, its observation tensor, rewards and the Gymnasium adapter."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import hg_env
+from hg_env.aec import rank_rewards
+from hg_env.core.observation import AREA_FEATURES, AREA_TYPES, INFO_FIELDS, channel_names, decode_board
+from tests.oracle import areas
+
+
+def legal_from_api(game: hg_env.Game) -> set[int]:
+    """The legal moves as the scripting API lists them, encoded as flat actions."""
+    layout = game.layout
+    if game.phase == "place":
+        return {layout.encode(("place", x, y, r)) for x, y, r in game.legal_placements()}
+    if game.phase == "occupy":
+        return {layout.encode(o) for o in game.legal_occupants()} | {layout.none}
+    if game.phase == "retake":
+        return {layout.encode(("retake", x, y)) for x, y, _ in game.legal_retakes()} | {layout.none}
+    return set()
+
+
+def play_random(env, seed: int, check=None) -> dict[str, float]:
+    """Play one game with uniformly random legal moves; returns the summed rewards per agent."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if check is not None and not (terminated or truncated):
+            check(env, agent, obs)
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+    return totals
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_pettingzoo_api_test(num_players: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(hg_env.env(num_players=num_players), num_cycles=300)
+
+
+def test_pettingzoo_seed_test() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: hg_env.env(num_players=3), num_cycles=200)
+
+
+def test_masks_equal_the_scripting_api_for_100_games() -> None:
+    """At every step the acting agent's mask is exactly the API's legal moves; others get zeros."""
+    steps = 0
+
+    def check(env, agent, obs) -> None:
+        nonlocal steps
+        game = env.unwrapped.game
+        assert env.unwrapped.agent_name_mapping[agent] == game.current_player
+        assert set(np.flatnonzero(obs["action_mask"]).tolist()) == legal_from_api(game)
+        other = env.possible_agents[(game.current_player + 1) % game.num_players]
+        assert not env.observe(other)["action_mask"].any()
+        steps += 1
+
+    for i in range(100):
+        play_random(hg_env.env(num_players=2 + i % 4), seed=1000 + i, check=check)
+    assert steps > 100 * 60
+
+
+def test_observation_round_trip_and_area_planes_match_the_oracle() -> None:
+    """Tiles, rotations, occupants and info decode back; area planes equal a BFS over the board."""
+    names = {name: i for i, name in enumerate(channel_names())}
+    checked = 0
+
+    def check(env, agent, obs) -> None:
+        nonlocal checked
+        game = env.unwrapped.game
+        seat, n = game.current_player, game.num_players
+        tensor = obs["observation"]
+        assert tensor.dtype == np.uint8 and tensor.shape == (len(names), 25, 25)
+        assert env.observation_space(agent)["observation"].contains(tensor)
+        decoded = decode_board(tensor)
+        assert decoded["tiles"] == sorted(game.placed_tiles())
+        expected = sorted(((p - seat) % n, kind, x, y, z) for p, kind, x, y, z in game.occupants())
+        assert decoded["occupants"] == expected
+        info = decoded["info"]
+        for k in range(n):
+            absolute = (seat + k) % n
+            assert info[f"score_lo_p{k}"] + 256 * info[f"score_hi_p{k}"] == game.scores[absolute]
+            assert (info[f"pawns_p{k}"], info[f"huts_p{k}"]) == game.supply(absolute)
+        assert info[f"phase_{game.phase}"] == 1 and info["acting_p0"] == 1
+        if game.tile_to_place is not None:
+            assert info[f"to_place_t{game.tile_to_place}"] == 1
+        assert sum(info[f"unseen_t{t}"] for t in range(95)) == sum(game.deck_sizes)
+        if checked % 7 == 0:  # the oracle is slow: every 7th observation
+            _check_area_planes(game, seat, tensor, names)
+        checked += 1
+
+    for i in range(6):
+        play_random(hg_env.env(num_players=2 + i % 4), seed=2000 + i, check=check)
+    assert checked > 300
+
+
+def _check_area_planes(game: hg_env.Game, seat: int, tensor: np.ndarray, names: dict) -> None:
+    reach, n = game.rules.reach, game.num_players
+    expected: dict[tuple[int, str], np.ndarray] = {}  # (tile, type) -> feature maxima
+    for partition, found in areas(game.state, 0).items():
+        for area in found:
+            kind = "system" if partition == "system" else area["type"]
+            if kind == "forest":
+                value = 2 * len(area["tiles"]) + 3 * area["mushrooms"]
+            elif kind == "river":
+                value = len(area["tiles"]) + area["fish"]
+            elif kind == "meadow":
+                m, a, d, t = area["animals"]
+                fire = any(z == (85, 0) for z in area["zones"])
+                value = 3 * m + 2 * a + d - (0 if fire else min(d, t))
+            else:
+                raft = any(z == (91, 8) for z in area["zones"])
+                value = area["fish"] + (area["lakes"] if raft else 0)
+            occupants = [area["occupants"][(seat + k) % n] if k < n else 0 for k in range(5)]
+            features = np.minimum([area["open"], len(area["tiles"]), value, *occupants], 255)
+            for tile in {t for t, _ in area["zones"]}:
+                key = (tile, kind)
+                expected[key] = np.maximum(expected.get(key, 0), features)
+    for tile, x, y, _ in game.placed_tiles():
+        for kind in AREA_TYPES:
+            got = [tensor[names[f"{kind}_{f}"], y + reach, x + reach] for f in AREA_FEATURES]
+            assert list(expected.get((tile, kind), np.zeros(8, dtype=int))) == got, (tile, kind)
+
+
+def test_channel_names_and_info_layout() -> None:
+    names = hg_env.channel_names()
+    assert len(names) == len(set(names)) == hg_env.raw_env().observation_space("player_0")["observation"].shape[0]
+    assert len(INFO_FIELDS) <= 625  # one info plane on the default board
+    assert hg_env.channel_scale().shape == (len(names),)
+    small = hg_env.raw_env(board_reach=1)  # 3x3 board: the info vector spans several planes
+    assert small.observation_space("player_0")["observation"].shape == (len(hg_env.channel_names(1)), 3, 3)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_win_rewards_are_rank_values(num_players: int) -> None:
+    env = hg_env.env(num_players=num_players)
+    totals = play_random(env, seed=7)
+    scores = env.unwrapped.game.scores
+    assert [totals[a] for a in env.possible_agents] == pytest.approx(rank_rewards(scores))
+    assert sum(totals.values()) == pytest.approx(0.0)
+
+
+def test_rank_rewards_rules() -> None:
+    assert rank_rewards([30, 20]) == [1.0, -1.0]
+    assert rank_rewards([25, 25]) == [0.0, 0.0]  # shared victory (R8.2.4): the tie splits
+    assert rank_rewards([10, 40, 20]) == [-1.0, 1.0, 0.0]
+    assert rank_rewards([40, 40, 20]) == [0.5, 0.5, -1.0]
+
+
+@pytest.mark.parametrize("mode", ["score", "score_diff"])
+def test_dense_rewards_sum_to_the_final_scores(mode: str) -> None:
+    env = hg_env.env(num_players=3, reward=mode)
+    totals = play_random(env, seed=11)
+    scores = np.array(env.unwrapped.game.scores, dtype=float)
+    expected = scores if mode == "score" else scores - (scores.sum() - scores) / 2
+    assert [totals[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
+
+
+def test_extra_turn_keeps_the_same_agent() -> None:
+    """R3.3: after a menhir forest closes, the same agent places the menhir tile."""
+    for seed in range(40):
+        env = hg_env.raw_env(num_players=2)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.game.is_over:
+            before, extra_before = env.agent_selection, env.game.extra_turn
+            env.step(int(rng.choice(np.flatnonzero(env.observe(before)["action_mask"]))))
+            if env.game.extra_turn and not extra_before:
+                assert env.agent_selection == before
+                return
+    pytest.fail("no extra turn in 40 games")
+
+
+def test_reset_options_reproduce_a_deck_order() -> None:
+    env = hg_env.raw_env(num_players=2)
+    env.reset(seed=0, options={"regular_deck": [7, 3, 12], "menhir_deck": [88]})
+    assert env.game.tile_to_place == 7 and env.game.deck_sizes == (2, 1)
+
+
+def test_bad_arguments_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="unknown rule flag"):
+        hg_env.env(num_players=2, board_size=5)
+    with pytest.raises(ValueError, match="num_players"):
+        hg_env.env(num_players=6)
+    with pytest.raises(ValueError, match="reward"):
+        hg_env.env(reward="points")
+    with pytest.raises(ValueError, match="render_mode"):
+        hg_env.env(render_mode="human")
+    with pytest.raises(ValueError, match="board_reach"):
+        hg_env.env(board_reach=0)
+    env = hg_env.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(env.layout.none)  # "none" is not a placement
+    with pytest.raises(ValueError, match="regular_deck"):
+        env.reset(options={"regular_deck": [80]})  # a menhir tile
+
+
+def test_wrapped_env_terminates_on_an_illegal_move() -> None:
+    env = hg_env.env(num_players=2)
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(env.unwrapped.layout.none)
+    assert all(env.terminations.values())
+    assert env.rewards[env.possible_agents[0]] == -1
+
+
+def test_action_helpers() -> None:
+    a = hg_env.encode(("place", 1, 0, 0))
+    assert hg_env.decode(a) == ("place", 1, 0, 0)
+    assert hg_env.describe(a, tile=41) == "place 41 at (1,0) r0"
+    assert hg_env.describe(hg_env.encode(("pawn", 2))) == "pawn on zone 2"
+    with pytest.raises(ValueError, match="off the board"):
+        hg_env.encode(("place", 13, 0, 0))
+
+
+def test_registries() -> None:
+    if hasattr(pettingzoo, "make"):
+        env = pettingzoo.make("aec", "hg_env/hunters_gatherers-v0", num_players=3)
+        env.reset(seed=0)
+        assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    single = gymnasium.make("hg_env/HuntersGatherers-v0", num_players=2)
+    obs, _info = single.reset(seed=0)
+    assert obs.shape == single.observation_space.shape
+
+
+def test_single_agent_env_passes_sb3_check_env() -> None:
+    from stable_baselines3.common.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(hg_env.SingleAgentEnv(num_players=2), skip_render_check=True)
+
+
+def test_single_agent_env_plays_whole_games_against_callables() -> None:
+    calls = []
+
+    def first_legal(observation, mask) -> int:
+        calls.append(observation.shape)
+        return int(np.flatnonzero(mask)[0])
+
+    env = hg_env.SingleAgentEnv(opponents=[first_legal, first_legal], seat=1, num_players=3, reward="score")
+    env.reset(seed=3)
+    total, terminated = 0.0, False
+    rng = np.random.default_rng(0)
+    while not terminated:
+        assert env.game.current_player == 1
+        _obs, reward, terminated, _truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += reward
+    assert total == info["scores"][1] and calls
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = hg_env.SingleAgentEnv(illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action"):
+        strict.step(strict.action_space.n - 1)
+
+
+def test_maskable_ppo_smoke() -> None:
+    """sb3-contrib's MaskablePPO trains a few hundred steps on the adapter."""
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    env = hg_env.SingleAgentEnv(num_players=2, reward="score_diff")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0, policy_kwargs={"net_arch": [32]}
+    )
+    model.learn(total_timesteps=256)
+    obs, _ = env.reset(seed=1)
+    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[int(action)]
