@@ -49,6 +49,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     raise SystemExit(f"unknown benchmark {args.what!r}")
 
 
+def cmd_tournament(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    missing = [m for m in ("openskill", "matplotlib", "tqdm") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(
+            f"hgenv tournament needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'"
+        )
+    from train import tournament
+
+    try:
+        return tournament.main(args)
+    except ValueError as err:
+        raise SystemExit(f"hgenv tournament: {err}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,12 +77,22 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)
+    tour = sub.add_parser("tournament", help="rated round-robin between agents (resumable; see train/tournament.py)")
+    tour.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. random greedy mcts:sims=200")
+    tour.add_argument("--players", type=int, default=2, help="players per game, 2..5")
+    tour.add_argument("--games", type=int, default=200, help="games per table of agents (all seatings, paired decks)")
+    tour.add_argument("--seed", type=int, default=0)
+    tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
+    tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
+    tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
+    tour.set_defaults(func=cmd_tournament)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "bench":
+    if args.command in ("bench", "tournament"):
         _single_thread()
     return args.func(args)
 

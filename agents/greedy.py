@@ -1,0 +1,76 @@
+"""``greedy``: the move with the best immediate gain plus the estimated value of the occupant placed.
+
+For every legal action the agent steps a copy of the game (all candidates at
+once on the batched core) and values the result with
+``hg_env.core.search.estimated_final_scores`` for its own seat:
+
+* the points scored right away (closed forests and rivers, logboat, hunting
+  trap; R6, R7) are in the score;
+* the occupant it places is worth its expected final value: a gatherer or
+  fisher ``p_close * value`` of its forest or river (expected completion), a
+  hunter the meadow's animal value, a hut the fish of its river system, each
+  to the majority only; a pawn kept in supply is worth a little, so pawns are
+  not thrown onto worthless areas;
+* a placement is valued with its best occupant (the occupant decision after
+  it, or after the shaman's retake, is looked ahead on the same tile).
+
+It maximises the change of its own estimated final score; it ignores what the
+move gives its opponents. Ties between equally good moves are broken by the
+seeded generator, so the agent is never plain random but still varies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.base import Agent, register
+from hg_env.core import search
+
+if TYPE_CHECKING:
+    from hg_env.core.state import State
+    from hg_env.game import Game
+
+
+def own_estimate(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """Value function of the greedy agent: every seat's estimated final score."""
+    return search.estimated_final_scores(state, rows)
+
+
+def greedy_actions(state: State, rng: np.random.Generator | None = None) -> np.ndarray:
+    """[B] the greedy action of every game (-1 for finished games); ``state`` is not changed.
+
+    The candidates are evaluated on re-dealt copies, so the hidden deck order
+    is never read.
+    """
+    plain = search.plain_copy(state)
+    search.redeal(plain, rng if rng is not None else np.random.default_rng(0))
+    games, actions, values = search.turn_lookahead(plain, own_estimate)
+    out = np.full(state.batch_size, -1, dtype=np.int64)
+    if not len(games):
+        return out
+    present, group = np.unique(games, return_inverse=True)
+    mine = values[np.arange(len(games)), state.current[games]]
+    best = search.best_rows(group, mine, len(present), rng)
+    out[present] = actions[best]
+    return out
+
+
+@register
+class GreedyAgent(Agent):
+    """Best immediate gain plus the estimated value of the occupant placed (module docstring)."""
+
+    name = "greedy"
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("the greedy agent needs the game: call act(observation, mask, game=game)")
+        return int(greedy_actions(game.state, self.rng)[0])
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        if state is None:
+            raise ValueError("the greedy agent needs the batched state: call act_batch(obs, masks, state=state)")
+        actions = greedy_actions(state, self.rng)
+        actions[~np.asarray(action_masks).any(1)] = -1
+        return actions

@@ -1,0 +1,273 @@
+"""``mcts``: information-set Monte-Carlo tree search on the batched core.
+
+Spec: ``mcts:sims=200,c=0.5,rollout=none,depth=0,batch=8,widen=2,time=0``.
+
+Hidden information. The search never reads the deck order. Every simulation
+starts from its own copy of the position whose undrawn tiles are re-dealt
+(``hg_env.core.search.redeal``): a uniformly random order of exactly the tiles
+that can still come, given what is public (board, discards, tile to place,
+deck sizes), separately for the regular and the menhir deck.
+
+The tree. Nodes are decision points; each edge is one legal flat action of the
+seat to move. Decisions within one turn (placement, shaman retake, occupant)
+are separate levels; a menhir extra turn is simply another decision of the same
+seat. Draws are chance nodes: below an edge, children are keyed by what the
+step revealed (phase, seat to move, tile drawn), so different deals of the
+simulations fan out into different subtrees.
+
+One simulation:
+
+1. *Select* down the tree with UCB1 (exploration constant ``c``) among the
+   first ``ceil(widen * sqrt(N + 1))`` edges of a node (progressive widening;
+   edges are sorted by their heuristic value, best first, and each edge's
+   heuristic value counts as one prior visit).
+2. *Expand* the first new node: every legal action is stepped once (one batched
+   ``engine.step`` over all of them) and valued with
+   ``hg_env.core.search.turn_lookahead``, which also looks ahead the same
+   seat's occupant choice on the same tile. This orders and initialises the
+   edges.
+3. *Evaluate* the leaf: with ``rollout=none`` (or ``depth=0``) its value is
+   that of its best edge for the seat to move (a one-step greedy backup);
+   with ``rollout=random|greedy`` it is played on for ``depth`` decisions by
+   that policy, all leaves of a batch together on the batched core, and then
+   valued.
+4. *Back up* the value vector: each edge adds the value of the seat that chose
+   it.
+
+Values are in [0, 1]: ``search.win_values`` (mean over opponents of a logistic
+of the difference of estimated final scores, exact 1 / 0.5 / 0 at game end).
+``batch`` simulations run together (virtual loss keeps them apart) so that
+their steps, expansions and rollouts share batched core calls. The move played
+is the most visited edge at the root (ties: best mean value). With
+``time > 0`` the search also stops after that many seconds per decision
+(results then depend on machine speed). The subtree below the chosen
+placement is kept for the occupant decision that follows it.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.base import Agent, register
+from agents.greedy import greedy_actions
+from hg_env.core import engine, search
+from hg_env.core.actions import sample_uniform
+from hg_env.core.state import OVER, PLACE
+
+if TYPE_CHECKING:
+    from hg_env.core.state import State
+    from hg_env.game import Game
+
+ROLLOUTS = ("none", "random", "greedy")
+
+
+class Node:
+    """A decision point: edges sorted by heuristic value, with visit counts and value sums."""
+
+    __slots__ = ("actions", "children", "n", "player", "prior", "terminal", "total", "value", "w")
+
+    def __init__(self, player: int, terminal: bool = False) -> None:
+        self.player = player
+        self.terminal = terminal
+        self.actions: np.ndarray | None = None  # legal actions, best heuristic value first
+        self.prior = self.n = self.w = None
+        self.value: np.ndarray | None = None  # value vector of the best edge (leaf evaluation)
+        self.total = 0
+        self.children: dict[tuple, Node] = {}
+
+    @property
+    def expanded(self) -> bool:
+        return self.actions is not None
+
+    def expand(self, actions: np.ndarray, values: np.ndarray) -> None:
+        order = np.argsort(-values[:, self.player], kind="stable")
+        self.actions = actions[order]
+        self.prior = values[order, self.player]
+        self.value = values[order[0]]
+        self.n = np.zeros(len(actions))
+        self.w = np.zeros(len(actions))
+
+    def select(self, c: float, widen: float) -> int:
+        width = min(len(self.actions), max(1, math.ceil(widen * math.sqrt(self.total + 1))))
+        n, w, prior = self.n[:width], self.w[:width], self.prior[:width]
+        mean = (w + prior) / (n + 1)
+        bonus = c * np.sqrt(math.log(self.total + 1) / (n + 1))
+        return int(np.argmax(mean + bonus))
+
+    def best_action_index(self) -> int:
+        mean = (self.w + self.prior) / (self.n + 1)
+        return int(np.lexsort((-mean, -self.n))[0])
+
+
+@register
+class MCTSAgent(Agent):
+    """Information-set MCTS with heuristic expansion and batched simulations (module docstring)."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        sims: int = 200,
+        c: float = 0.5,
+        rollout: str = "none",
+        depth: int = 0,
+        batch: int = 8,
+        widen: float = 2.0,
+        time: float = 0.0,
+        scale: float = 10.0,
+    ) -> None:
+        super().__init__(seed)
+        if sims < 1:
+            raise ValueError(f"sims must be >= 1, got {sims}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
+        if depth < 0 or batch < 1 or widen <= 0 or c < 0 or time < 0 or scale <= 0:
+            raise ValueError("depth, c and time must be >= 0; batch, widen and scale must be > 0")
+        self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
+        self.batch, self.widen, self.time_limit, self.scale = batch, widen, time, scale
+        self._kept: tuple[int, int, Node] | None = None  # (decisions, action, subtree) for reuse
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._kept = None
+
+    # ------------------------------------------------------------ protocol
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("the mcts agent needs the game: call act(observation, mask, game=game)")
+        return self.search(game.state, 0)
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        if state is None:
+            raise ValueError("the mcts agent needs the batched state: call act_batch(obs, masks, state=state)")
+        out = np.full(len(action_masks), -1, dtype=np.int64)
+        for i in np.flatnonzero(np.asarray(action_masks).any(1)):
+            self._kept = None  # rows are different games
+            out[i] = self.search(state, int(i))
+        return out
+
+    # ------------------------------------------------------------ search
+
+    def values(self, state: State, rows: np.ndarray | None = None) -> np.ndarray:
+        return search.win_values(state, rows, self.scale)
+
+    def search(self, state: State, game: int = 0) -> int:
+        """The chosen action for one game of a batched state (which is not changed)."""
+        root_state = search.plain_copy(state, np.array([game]))
+        legal = np.flatnonzero(engine.legal_action_mask(root_state)[0])
+        if len(legal) == 1:
+            self._kept = None
+            return int(legal[0])
+        root = self._reused_root(root_state)
+        if root is None:
+            root = Node(int(root_state.current[0]))
+            first = search.plain_copy(root_state)
+            search.redeal(first, self.rng)
+            _, actions, values = search.turn_lookahead(first, self.values)
+            root.expand(actions, values)
+        deadline = _time.perf_counter() + self.time_limit if self.time_limit > 0 else math.inf
+        done = 0
+        while done < self.sims and _time.perf_counter() < deadline:
+            count = min(self.batch, self.sims - done)
+            self._simulate(root, root_state, count)
+            done += count
+        best = root.best_action_index()
+        action = int(root.actions[best])
+        self._keep_subtree(root_state, root, best)
+        return action
+
+    def _simulate(self, root: Node, root_state: State, count: int) -> None:
+        """``count`` simulations from the root, sharing batched steps, expansions and rollouts."""
+        states = search.plain_copy(root_state, np.zeros(count, dtype=np.intp))
+        search.redeal(states, self.rng)
+        paths: list[list[tuple[Node, int]]] = [[] for _ in range(count)]
+        at = [root] * count
+        while True:
+            actions = np.full(count, -1, dtype=np.int64)
+            for i in range(count):
+                node = at[i]
+                if node.expanded and not node.terminal:
+                    k = node.select(self.c, self.widen)
+                    node.n[k] += 1  # virtual loss until the value comes back
+                    node.total += 1
+                    paths[i].append((node, k))
+                    actions[i] = node.actions[k]
+            moved = np.flatnonzero(actions >= 0)
+            if not len(moved):
+                break
+            engine.step(states, actions)
+            for i in moved:
+                node, k = paths[i][-1]
+                phase = int(states.phase[i])
+                key = (k, phase, int(states.current[i]), int(states.tile_to_place[i]))
+                child = node.children.get(key)
+                if child is None:
+                    child = Node(int(states.current[i]), terminal=phase == OVER)
+                    node.children[key] = child
+                at[i] = child
+
+        leaves = [i for i in range(count) if not at[i].terminal]
+        fresh: dict[int, int] = {}  # node id -> simulation that expands it
+        for i in leaves:
+            if not at[i].expanded:
+                fresh.setdefault(id(at[i]), i)
+        if fresh:
+            rows = np.array(sorted(fresh.values()))
+            games, actions, values = search.turn_lookahead(search.plain_copy(states, rows), self.values)
+            for j, i in enumerate(rows):
+                at[i].expand(actions[games == j], values[games == j])
+
+        result = self.values(states)  # exact for finished games
+        if leaves:
+            rows = np.array(leaves)
+            if self.rollout == "none" or self.depth == 0:
+                result[rows] = np.stack([at[i].value for i in rows])
+            else:
+                result[rows] = self._rollout(search.plain_copy(states, rows))
+        for i in range(count):
+            for node, k in paths[i]:
+                node.w[k] += result[i, node.player]
+
+    def _rollout(self, states: State) -> np.ndarray:
+        """Play ``depth`` decisions with the rollout policy on every game at once; their values."""
+        for _ in range(self.depth):
+            running = states.phase != OVER
+            if not running.any():
+                break
+            if self.rollout == "greedy":
+                actions = greedy_actions(states, self.rng)
+            else:
+                actions = sample_uniform(engine.legal_action_mask(states), self.rng)
+            engine.step(states, np.where(running, actions, -1))
+        return self.values(states)
+
+    # ------------------------------------------------------------ tree reuse
+
+    def _keep_subtree(self, root_state: State, root: Node, best: int) -> None:
+        """After a placement, keep the subtree of the occupant decision that follows on the same tile."""
+        self._kept = None
+        if root_state.phase[0] != PLACE:
+            return
+        me = int(root_state.current[0])
+        for (k, _phase, current, tile), child in root.children.items():
+            if k == best and current == me and tile < 0 and child.expanded and not child.terminal:
+                self._kept = (int(root_state.decisions[0]) + 1, int(root.actions[best]), child)
+                return
+
+    def _reused_root(self, root_state: State) -> Node | None:
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        decisions, _action, node = kept
+        fresh = engine.legal_action_mask(root_state)[0]
+        if int(root_state.decisions[0]) != decisions or int(root_state.current[0]) != node.player:
+            return None
+        if not np.array_equal(np.sort(node.actions), np.flatnonzero(fresh)):
+            return None
+        return node

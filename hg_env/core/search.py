@@ -1,0 +1,279 @@
+"""Helpers for agents that search: hidden-information re-deals, a score estimate, one-turn lookahead.
+
+Everything here works on batched ``State`` objects and only reads public
+information (RULES.md R1.5, R1.9): the board, occupants, supplies, scores, the
+tile to place, the discarded tiles and the deck *sizes*. The deck *order* is
+hidden; ``redeal`` replaces it with a fresh shuffle of the tiles that must
+still be in each deck, so a search can sample deck orders consistent with what
+the players know.
+
+The estimate (``estimated_final_scores``)
+------------------------------------------
+Each seat's current score plus what its occupants are expected to bring::
+
+    forest / river with pawns   p_close * value         to the pawn majority (R6.1-R6.3)
+    meadow with hunters         meadow value now         to the hunter majority (R8.3, wildfire R7.17)
+                                + MEADOW_GROWTH * open * f
+    river system with huts      fish (+ lakes with the raft) to the hut majority (R8.2.3, R7.18)
+                                + SYSTEM_GROWTH * open * f
+    each pawn in supply         PAWN_VALUE * f           (a free pawn still earns points)
+
+    p_close = CLOSE_PER_OPEN ** open * min(1, R / (TILES_PER_OPEN * open))
+
+``open`` is the area's open connections (R2.15), ``R`` the regular tiles left
+and ``f = R / 78`` the fraction of the game still to play. A closed forest or
+river that is not scored yet (mid-turn) has ``p_close = 1``. Every occupant's
+contribution falls to its current points as the deck runs out, so at the end
+of the game the estimate equals the final score; a finished game's estimate is
+its score. The pit-trap bonus (R7.14) and the menhir extra turn are ignored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hg_env.core import engine
+from hg_env.core.areas import lake_members, popcount
+from hg_env.core.rules import MAX_PLAYERS
+from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
+from hg_env.core.state import HUT, OCCUPY, OVER, PAWN, RETAKE, State
+from hg_env.core.tiles import (
+    AUROCHS,
+    C_FISH,
+    C_LAKES,
+    C_MUSHROOMS,
+    DEER,
+    KIND_MENHIR,
+    KIND_REGULAR,
+    LAKE_FISH,
+    MAMMOTH,
+    NUM_TILES,
+    NUM_ZONES,
+    REGULAR_TILES,
+    SPECIAL_TILE,
+    SPECIAL_ZONE,
+    TIGER,
+    TILE_KIND,
+    TILE_ZONE,
+    Z_FOREST,
+    Z_MEADOW,
+    Z_RIVER,
+    ZONE_TYPE,
+)
+
+# Constants of the estimate (see the module docstring).
+CLOSE_PER_OPEN = 0.8
+TILES_PER_OPEN = 3.0
+MEADOW_GROWTH = 0.5
+SYSTEM_GROWTH = 0.3
+PAWN_VALUE = 2.0
+
+
+# ---------------------------------------------------------------- hidden information
+
+
+def hidden_tiles(state: State, game: int) -> tuple[np.ndarray, np.ndarray]:
+    """The regular and menhir tiles still in the decks of one game, from public information only.
+
+    A tile is still in its deck iff it is not on the board, not discarded and
+    not the tile to place; the counts must equal the public deck sizes.
+    """
+    unseen = (state.tile_cell[game] < 0) & ~state.discarded[game]
+    if state.tile_to_place[game] >= 0:
+        unseen[state.tile_to_place[game]] = False
+    regular = np.flatnonzero(unseen & (TILE_KIND == KIND_REGULAR))
+    menhir = np.flatnonzero(unseen & (TILE_KIND == KIND_MENHIR))
+    return regular, menhir
+
+
+def redeal(state: State, rng: np.random.Generator) -> None:
+    """Reshuffle the undrawn part of every game's regular and menhir decks, in place.
+
+    Only public information is used (``hidden_tiles``); the tiles already drawn,
+    the deck sizes and everything on the board stay as they are.
+    """
+    unseen = (state.tile_cell < 0) & ~state.discarded
+    rows = np.flatnonzero(state.tile_to_place >= 0)
+    unseen[rows, state.tile_to_place[rows]] = False
+    for kind, deck, nxt, length in (
+        (KIND_REGULAR, state.regular_deck, state.regular_next, state.regular_len),
+        (KIND_MENHIR, state.menhir_deck, state.menhir_next, state.menhir_len),
+    ):
+        hidden = unseen & (kind == TILE_KIND)
+        count = hidden.sum(1)
+        left = (length - nxt).astype(np.int64)
+        if not np.array_equal(count, left):
+            bad = int(np.flatnonzero(count != left)[0])
+            raise ValueError(f"game {bad}: {count[bad]} unseen tiles but the deck holds {left[bad]}")
+        # Random keys, hidden tiles first: each row's first `count` entries are a uniform shuffle.
+        keys = np.where(hidden, rng.random(hidden.shape), 2.0)
+        order = np.argsort(keys, axis=1, kind="stable")
+        g, k = np.nonzero(np.arange(NUM_TILES)[None, :] < count[:, None])
+        deck[g, nxt[g] + k] = order[g, k]
+
+
+def plain_copy(state: State, rows: np.ndarray | None = None) -> State:
+    """``state.take(rows)`` (all games by default) without the event log, which search does not need."""
+    events, state.events = state.events, None
+    try:
+        return state.take(np.arange(state.batch_size) if rows is None else rows)
+    finally:
+        state.events = events
+
+
+# ---------------------------------------------------------------- the estimate
+
+
+def _special_root(state: State, part, power: str) -> np.ndarray:
+    """[B] root of a special power's zone, -1 where its tile is not on the board."""
+    zone = SPECIAL_ZONE[power]
+    games = np.arange(state.batch_size)
+    placed = state.tile_cell[:, SPECIAL_TILE[power]] >= 0
+    return np.where(placed, part.find(games, np.full(state.batch_size, zone)), -1)
+
+
+def _occupied_roots(state: State, part, kind: int, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(game, root) pairs, each once, of the areas (or systems) holding an occupant of this kind."""
+    g, t = np.nonzero((state.occupant_seat >= 0) & (state.occupant_kind == kind) & live[:, None])
+    if not len(g):
+        return g, t
+    roots = part.find(g, TILE_ZONE[t, state.occupant_local[g, t]])
+    pairs = np.unique(g.astype(np.int64) * NUM_ZONES + roots)
+    return pairs // NUM_ZONES, pairs % NUM_ZONES
+
+
+def close_probability(open_connections: np.ndarray, tiles_left: np.ndarray) -> np.ndarray:
+    """Estimated chance that a forest or river with these open connections gets closed."""
+    open_connections = np.asarray(open_connections, dtype=np.float64)
+    room = np.minimum(1.0, tiles_left / np.maximum(TILES_PER_OPEN * open_connections, 1.0))
+    return np.where(open_connections <= 0, 1.0, CLOSE_PER_OPEN**open_connections * room)
+
+
+def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.ndarray:
+    """[B, 5] float (or [len(rows), 5]): each seat's score plus the expected value of its occupants.
+
+    See the module docstring.
+    """
+    if rows is not None:
+        keep = np.zeros(state.batch_size, dtype=bool)
+        keep[rows] = True
+        return estimated_final_scores_where(state, keep)[rows]
+    return estimated_final_scores_where(state, np.ones(state.batch_size, dtype=bool))
+
+
+def estimated_final_scores_where(state: State, keep: np.ndarray) -> np.ndarray:
+    """``estimated_final_scores`` computed for the games where ``keep`` is set (others: their scores)."""
+    est = state.score.astype(np.float64)
+    live = (state.phase != OVER) & keep
+    tiles_left = (state.regular_len - state.regular_next).astype(np.float64)
+    frac = tiles_left / len(REGULAR_TILES)
+
+    # Pawns: forests, rivers (expected completion) and meadows (final scoring).
+    g, z = _occupied_roots(state, state.area, PAWN, live)
+    if len(g):
+        kind = ZONE_TYPE[z]
+        counts = state.area.counts[g, z].astype(np.float64)
+        tiles = popcount(state.area.tiles[g, z]).astype(np.float64)
+        open_ = state.area.open[g, z].astype(np.float64)
+        fish = counts[:, C_FISH] + lake_members(state.area.lakes[g, z]).astype(np.float64) @ LAKE_FISH
+        fire = z == _special_root(state, state.area, "wildfire")[g]
+        meadow = (
+            meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire)
+            + MEADOW_GROWTH * open_ * frac[g]
+        )
+        p = close_probability(open_, tiles_left[g])
+        value = np.select(
+            [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
+            [p * forest_value(tiles, counts[:, C_MUSHROOMS]), p * river_value(tiles, fish), meadow],
+            0.0,
+        )
+        np.add.at(est, g, value[:, None] * majority(state.area.occupants[g, z]))
+
+    # Huts: river systems score at the end whatever their state.
+    g, z = _occupied_roots(state, state.system, HUT, live)
+    if len(g):
+        counts = state.system.counts[g, z].astype(np.float64)
+        raft = z == _special_root(state, state.system, "raft")[g]
+        value = counts[:, C_FISH] + np.where(raft, counts[:, C_LAKES], 0.0)
+        value += SYSTEM_GROWTH * state.system.open[g, z] * frac[g]
+        np.add.at(est, g, value[:, None] * majority(state.system.occupants[g, z]))
+
+    est += PAWN_VALUE * state.supply[:, :, PAWN] * (frac * live)[:, None]
+    seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
+    return np.where(seated, est, 0.0)
+
+
+def win_values(state: State, rows: np.ndarray | None = None, scale: float = 10.0) -> np.ndarray:
+    """[B, 5] values in [0, 1]: the mean, over opponents, of a soft "I finish ahead of them".
+
+    Finished games give exact results (1 ahead, 0.5 tied, 0 behind). Running
+    games compare estimated final scores through a logistic with a spread that
+    shrinks as the deck runs out (``scale`` points at the start, a third of it
+    at the end).
+    """
+    rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.intp)
+    est = estimated_final_scores(state, rows)
+    over = state.phase[rows] == OVER
+    est[over] = state.score[rows][over]
+    frac = (state.regular_len[rows] - state.regular_next[rows]) / len(REGULAR_TILES)
+    spread = scale * (1.0 + 2.0 * frac) / 3.0
+    diff = est[:, :, None] - est[:, None, :]  # [B, p, q]
+    soft = 1.0 / (1.0 + np.exp(-diff / spread[:, None, None]))
+    exact = 0.5 + 0.5 * np.sign(diff)
+    pairwise = np.where(over[:, None, None], exact, soft)
+    n = state.num_players[rows].astype(np.int64)
+    seated = np.arange(MAX_PLAYERS)[None, :] < n[:, None]
+    both = seated[:, :, None] & seated[:, None, :] & ~np.eye(MAX_PLAYERS, dtype=bool)
+    values = (pairwise * both).sum(-1) / np.maximum(n - 1, 1)[:, None]
+    return np.where(seated, values, 0.0)
+
+
+# ---------------------------------------------------------------- one-turn lookahead
+
+
+def turn_lookahead(state: State, value_fn, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal action of every running game, valued after the actor's best follow-up on the same tile.
+
+    ``value_fn(state, rows) -> [len(rows), 5]`` values positions for every
+    seat. Each legal action is stepped on its own copy (all copies at once).
+    When the same seat still has to decide on the same tile (the occupant after
+    a placement, the occupant after the shaman's retake), the follow-up that is
+    best for that seat is taken, recursively. Hidden tiles drawn when a turn
+    ends do not enter the values of the estimate; pass re-dealt states to stay
+    clear of the real deck order. ``rows`` limits the search to those games.
+
+    Returns ``(games, actions, values)``: flat arrays, one row per (game, legal
+    action), games in increasing order, ``values`` [n, 5].
+    """
+    rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.intp)
+    local, actions = np.nonzero(engine.legal_action_mask(state)[rows])
+    games = rows[local]
+    values = np.zeros((len(games), MAX_PLAYERS))
+    if not len(games):
+        return games, actions, values
+    kids = plain_copy(state, games)
+    actor = state.current[games]
+    engine.step(kids, actions.astype(np.int64))
+    same_tile = ((kids.phase == OCCUPY) | (kids.phase == RETAKE)) & (kids.current == actor)
+    done, follow = np.flatnonzero(~same_tile), np.flatnonzero(same_tile)
+    if len(done):
+        values[done] = value_fn(kids, done)
+    if len(follow):
+        sub_games, _, sub_values = turn_lookahead(kids, value_fn, follow)
+        group = np.searchsorted(follow, sub_games)
+        best = best_rows(group, sub_values[np.arange(len(sub_games)), actor[sub_games]], len(follow))
+        values[follow] = sub_values[best]
+    return games, actions, values
+
+
+def best_rows(groups: np.ndarray, scores: np.ndarray, num_groups: int, rng: np.random.Generator | None = None):
+    """Index of the highest score within each group (groups sorted, every group present).
+
+    Ties are broken uniformly at random with ``rng``, else by the first row.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if rng is not None:
+        scores = scores + rng.random(len(scores)) * 1e-9
+    order = np.lexsort((-scores, groups))  # by group, best first
+    first = np.searchsorted(groups[order], np.arange(num_groups))
+    return order[first]

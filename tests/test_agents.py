@@ -1,0 +1,146 @@
+"""Agents: spec strings, legal play over seeded games, hidden information, the search helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import make_agent
+from agents.greedy import GreedyAgent, greedy_actions
+from agents.mcts import MCTSAgent
+from hg_env.core import engine, search
+from hg_env.core.state import OVER
+from hg_env.game import Game
+from tests.invariants import check_tiles
+
+
+def play(specs: list[str], seed: int) -> Game:
+    """One game between agents built from specs; engine.step rejects any illegal action."""
+    agents = [make_agent(spec, seed=100 * seed + seat) for seat, spec in enumerate(specs)]
+    game = Game(num_players=len(specs), seed=seed)
+    while not game.is_over:
+        mask = game.action_mask()
+        action = agents[game.current_player].act(None, mask.copy(), game)
+        assert mask[action], f"{specs[game.current_player]} chose illegal {game.describe(action)}"
+        game.step(action)
+    return game
+
+
+def test_specs_build_agents_with_options() -> None:
+    mcts = make_agent("mcts:sims=200,c=1.4,rollout=greedy,depth=4", seed=1)
+    assert isinstance(mcts, MCTSAgent)
+    assert (mcts.sims, mcts.c, mcts.rollout, mcts.depth) == (200, 1.4, "greedy", 4)
+    assert mcts.spec == "mcts:sims=200,c=1.4,rollout=greedy,depth=4"
+    assert isinstance(make_agent("greedy"), GreedyAgent)
+    with pytest.raises(ValueError, match="rollout must be one of"):
+        make_agent("mcts:rollout=smart")
+    with pytest.raises(ValueError, match="sims must be >= 1"):
+        make_agent("mcts:sims=0")
+    with pytest.raises(ValueError, match="has no option 'depht'"):
+        make_agent("mcts:depht=3")
+    with pytest.raises(ValueError, match="unknown agent 'greeedy'"):
+        make_agent("greeedy")
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_random_and_greedy_play_only_legal_actions(num_players: int) -> None:
+    for seed in range(2):
+        specs = ["greedy", "random"] * 3
+        game = play(specs[:num_players], seed=10 * num_players + seed)
+        assert game.is_over and len(game.scores) == num_players
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_mcts_plays_only_legal_actions(num_players: int) -> None:
+    specs = ["mcts:sims=3,batch=2", "greedy", "mcts:sims=2,rollout=random,depth=3"]
+    assert play(specs[:num_players], seed=7).is_over
+
+
+def test_mcts_greedy_rollouts_play_legally() -> None:
+    assert play(["mcts:sims=2,rollout=greedy,depth=2", "random"], seed=3).is_over
+
+
+def test_greedy_beats_random_on_paired_decks() -> None:
+    for seed in range(2):
+        assert play(["greedy", "random"], seed).winners == [0]
+        assert play(["random", "greedy"], seed).winners == [1]
+
+
+def test_greedy_act_batch_plays_many_games_at_once() -> None:
+    state = engine.new_games(3, seeds=list(range(6)), record_events=False)
+    agent = make_agent("greedy", seed=0)
+    while (state.phase != OVER).any():
+        mask = engine.legal_action_mask(state)
+        actions = agent.act_batch(None, mask, state)
+        assert ((actions == -1) == ~mask.any(1)).all()
+        engine.step(state, actions)  # raises on an illegal action
+    assert (state.score[:, :3] > 0).all()
+
+
+def _game_after(seed: int, moves: int, regular_deck=None, menhir_deck=None) -> Game:
+    game = Game(2, seed=seed, regular_deck=regular_deck, menhir_deck=menhir_deck)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        game.step(int(greedy_actions(game.state, rng)[0]))
+    return game
+
+
+def _same_past_other_future(game: Game, seed: int) -> Game:
+    """The same game so far (same tiles drawn, same decisions) with the undrawn tiles in another order."""
+    s, rng = game.state, np.random.default_rng(seed)
+    decks = []
+    for deck, nxt, n in ((s.regular_deck, s.regular_next, s.regular_len), (s.menhir_deck, s.menhir_next, s.menhir_len)):
+        drawn, rest = deck[0, : nxt[0]].tolist(), deck[0, nxt[0] : n[0]].tolist()
+        decks.append(drawn + rng.permutation(rest).tolist())
+    other = Game(2, seed=None, regular_deck=decks[0], menhir_deck=decks[1])
+    for action in game.history:
+        other.step(action)
+    assert other.state.regular_deck[0].tolist() != game.state.regular_deck[0].tolist()
+    return other
+
+
+def test_redeal_changes_only_the_hidden_order() -> None:
+    game = _game_after(seed=4, moves=50)
+    state = search.plain_copy(game.state)
+    before = state.copy()
+    search.redeal(state, np.random.default_rng(0))
+    check_tiles(state, 0)
+    nxt, mnxt = int(state.regular_next[0]), int(state.menhir_next[0])
+    assert state.regular_deck[0, :nxt].tolist() == before.regular_deck[0, :nxt].tolist()
+    assert state.menhir_deck[0, :mnxt].tolist() == before.menhir_deck[0, :mnxt].tolist()
+    regular, menhir = search.hidden_tiles(before, 0)
+    assert sorted(state.regular_deck[0, nxt:78].tolist()) == regular.tolist()
+    assert sorted(state.menhir_deck[0, mnxt:16].tolist()) == menhir.tolist()
+    assert state.regular_deck[0].tolist() != before.regular_deck[0].tolist()
+    for name in ("board_tile", "score", "supply", "occupant_seat", "tile_to_place", "phase"):
+        assert np.array_equal(getattr(state, name), getattr(before, name)), name
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:sims=6,batch=3"])
+def test_search_agents_never_read_the_hidden_deck_order(spec: str) -> None:
+    for moves in (30, 31):  # two consecutive decisions
+        game = _game_after(seed=5, moves=moves)
+        other = _same_past_other_future(game, seed=1)
+        first = make_agent(spec, seed=9).act(None, game.action_mask(), game)
+        second = make_agent(spec, seed=9).act(None, other.action_mask(), other)
+        assert first == second
+
+
+def test_estimate_is_the_score_once_the_game_is_over() -> None:
+    game = play(["greedy", "random"], seed=2)
+    est = search.estimated_final_scores(game.state)[0, :2]
+    assert est.tolist() == game.scores
+    values = search.win_values(game.state)[0, :2]
+    assert values.tolist() == [1.0, 0.0]
+
+
+def test_turn_lookahead_values_each_action_by_stepping_it() -> None:
+    game = _game_after(seed=6, moves=21)
+    assert game.phase == "occupy"
+    state = search.plain_copy(game.state)
+    games, actions, values = search.turn_lookahead(state, search.estimated_final_scores)
+    assert sorted(actions.tolist()) == game.legal_actions() and (games == 0).all()
+    for action, value in zip(actions, values):
+        copy = search.plain_copy(state)
+        engine.step(copy, [action])
+        assert np.allclose(search.estimated_final_scores(copy)[0], value)

@@ -1,0 +1,264 @@
+"""Tournament runner: schedule (seatings, paired decks), failures, resume after a kill, rating tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import Agent, register
+from hg_env.cli import main as cli_main
+from hg_env.game import Game
+from train import ratings
+from train.tournament import (
+    GAMES_FILE,
+    TournamentConfig,
+    play_game,
+    read_results,
+    run_tournament,
+    schedule,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- schedule
+
+
+def test_every_table_plays_every_deck_from_every_seat() -> None:
+    config = TournamentConfig(agents=("a", "b", "c"), players=2, games=5, seed=3)
+    games = schedule(config)
+    assert config.decks == 3 and len(games) == 3 * 3 * 2  # 5 rounded up to 6 games per table
+    assert [g.index for g in games] == list(range(len(games)))
+    assert len({g.game_id for g in games}) == len(games)
+    tables = Counter(frozenset(g.agents) for g in games)
+    assert tables == {frozenset("ab"): 6, frozenset("ac"): 6, frozenset("bc"): 6}
+    for table in tables:
+        seats = Counter((g.agents.index(a), a) for g in games if frozenset(g.agents) == table for a in table)
+        assert set(seats.values()) == {3}  # each agent sits in each seat once per deck
+    # Paired decks: one order per deck index, whatever the table or seating.
+    by_deck = {}
+    for g in games:
+        by_deck.setdefault(g.deck, set()).add(g.deck_seed)
+    assert all(len(seeds) == 1 for seeds in by_deck.values())
+    assert len({next(iter(s)) for s in by_deck.values()}) == 3
+    # Deck by deck: every table has played deck 0 before any plays deck 1.
+    assert [g.deck for g in games] == sorted(g.deck for g in games)
+    assert schedule(config) == games  # reproducible from the seed
+    assert schedule(TournamentConfig(("a", "b", "c"), 2, 5, seed=4))[0].deck_seed != games[0].deck_seed
+
+
+def test_seatings_rotate_for_more_players() -> None:
+    games = schedule(TournamentConfig(agents=("a", "b", "c", "d"), players=3, games=3))
+    assert len(games) == 4 * 3
+    first = [g.agents for g in games if g.table == 0]
+    assert first == [("a", "b", "c"), ("c", "a", "b"), ("b", "c", "a")]
+    assert len({g.agent_seeds for g in games}) == len(games)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"agents": ("a", "b"), "players": 6}, "--players must be 2..5"),
+        ({"agents": ("a", "b"), "players": 1}, "--players must be 2..5"),
+        ({"agents": ("a", "b"), "players": 3}, "needs at least 3 agents"),
+        ({"agents": ("a", "a"), "players": 2}, "listed twice"),
+        ({"agents": ("a", "b"), "games": 0}, "--games must be >= 1"),
+    ],
+)
+def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TournamentConfig(**kwargs)
+
+
+def test_unknown_agent_is_named_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown agent 'grredy'"):
+        run_tournament(TournamentConfig(("random", "grredy"), games=2), tmp_path, progress=False)
+    assert not (tmp_path / GAMES_FILE).exists()
+
+
+def test_cli_reports_bad_players(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit, match="--players 3 needs at least 3 agents"):
+        cli_main(["tournament", "--agents", "random", "greedy", "--players", "3", "--out", str(tmp_path)])
+
+
+# ---------------------------------------------------------------- failures
+
+
+@register
+class CrashingAgent(Agent):
+    """Test agent: raises on its third decision."""
+
+    name = "test-crash"
+    calls = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.calls = 0
+
+    def act(self, observation, action_mask, game=None) -> int:
+        self.calls += 1
+        if self.calls == 3:
+            raise RuntimeError("boom")
+        return int(np.flatnonzero(action_mask)[0])
+
+
+@register
+class IllegalAgent(Agent):
+    """Test agent: always answers with the first illegal action."""
+
+    name = "test-illegal"
+
+    def act(self, observation, action_mask, game=None) -> int:
+        return int(np.flatnonzero(~action_mask)[0])
+
+
+def test_crashing_and_illegal_agents_lose_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    config = TournamentConfig(("random", "test-crash", "test-illegal"), players=2, games=2)
+    summary = run_tournament(config, tmp_path, progress=False, plot=False)
+    results = read_results(tmp_path / GAMES_FILE)
+    assert len(results) == 6 and summary.total_games == 6
+    for r in results:
+        if "random" in r["agents"]:
+            loser = 1 - r["agents"].index("random")
+            assert r["error"]["seat"] == loser and r["ranks"][loser] == 2 and r["winners"] == [1 - loser]
+        assert r["error"]["agent"] in ("test-crash", "test-illegal")
+    crash = next(r for r in results if r["error"]["agent"] == "test-crash")
+    assert "RuntimeError: boom" in crash["error"]["message"]
+    illegal = next(r for r in results if r["error"]["agent"] == "test-illegal")
+    assert illegal["error"]["message"].startswith("illegal action")
+    errors = {row.agent: row.errors for row in summary.rows}
+    assert errors == {"random": 0, "test-crash": 2, "test-illegal": 4}  # illegal fails first against crash
+    assert summary.rows[0].agent == "random"
+
+
+def test_game_records_replay_to_the_final_scores() -> None:
+    game_spec = schedule(TournamentConfig(("random", "greedy"), games=2, seed=1))[1]
+    result = play_game(game_spec)
+    assert result["error"] is None and result["agents"] == ["greedy", "random"]
+    replay = Game.from_record(result["record"])
+    assert replay.is_over and replay.scores == result["scores"]
+    assert result["record"]["players"] == ["greedy", "random"]
+
+
+# ---------------------------------------------------------------- resume
+
+
+def _tables(folder: Path) -> tuple[str, str, list]:
+    results = sorted(read_results(folder / GAMES_FILE), key=lambda r: r["index"])
+    games = [(r["game"], r["scores"], r["ranks"]) for r in results]
+    return (folder / "ratings.csv").read_text(), (folder / "winrates.csv").read_text(), games
+
+
+def test_resume_after_a_kill_gives_the_same_tables(tmp_path: Path) -> None:
+    args = ["--agents", "random", "greedy", "--games", "16", "--seed", "2", "--no-plot"]
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    assert cli_main(["tournament", *args, "--out", str(whole)]) == 0
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "hg_env.cli", "tournament", *args, "--out", str(killed)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    games_file = killed / GAMES_FILE
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if games_file.exists() and games_file.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(read_results(games_file))
+    assert 3 <= done < 16, "the run should have been killed part way"
+    with games_file.open("a") as f:
+        f.write('{"index": 99, "game": "t0-d')  # a line cut short by the kill
+
+    assert cli_main(["tournament", *args, "--out", str(killed)]) == 0
+    assert _tables(killed) == _tables(whole)
+    ids = [r["game"] for r in read_results(games_file)]
+    assert len(ids) == len(set(ids)) == 16
+
+
+def test_resume_refuses_other_settings(tmp_path: Path) -> None:
+    run_tournament(TournamentConfig(("random", "greedy"), games=2), tmp_path, progress=False, plot=False)
+    with pytest.raises(ValueError, match="other settings"):
+        run_tournament(TournamentConfig(("random", "greedy"), games=2, seed=5), tmp_path, progress=False)
+    # More games on the same settings extends the run, keeping the finished ones.
+    run_tournament(TournamentConfig(("random", "greedy"), games=4), tmp_path, progress=False, plot=False)
+    assert len(read_results(tmp_path / GAMES_FILE)) == 4
+
+
+def test_three_player_tournament_with_mcts_writes_every_output(tmp_path: Path) -> None:
+    config = TournamentConfig(("random", "greedy", "mcts:sims=2"), players=3, games=3)
+    summary = run_tournament(config, tmp_path, progress=False)
+    assert summary.total_games == 3
+    for name in ("config.json", "games.jsonl", "summary.md", "ratings.csv", "winrates.csv", "ratings.png"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert json.loads((tmp_path / "config.json").read_text())["players"] == 3
+
+
+# ---------------------------------------------------------------- ratings
+
+
+def _result(index: int, table: int, deck: int, agents: list[str], scores: list[int], error_seat=None) -> dict:
+    ranks = ratings.ranks_from_scores(scores, loser=error_seat)
+    error = None if error_seat is None else {"seat": error_seat, "agent": agents[error_seat], "message": "x"}
+    return {
+        "index": index,
+        "game": f"g{index}",
+        "table": table,
+        "deck": deck,
+        "agents": agents,
+        "scores": scores,
+        "ranks": ranks,
+        "error": error,
+        "agent_seconds": [1.0] * len(agents),
+    }
+
+
+def test_ranks_share_ties_and_put_a_failed_seat_last() -> None:
+    assert ratings.ranks_from_scores([10, 30, 10]) == [2, 1, 2]
+    assert ratings.ranks_from_scores([50, 30, 10], loser=0) == [3, 1, 2]
+
+
+def test_ratings_on_a_hand_made_result_set() -> None:
+    # A beats B 3 times of 4 (one tie), B always beats C, A beats C twice, C's crash loses once.
+    results = [
+        _result(0, 0, 0, ["A", "B"], [30, 10]),
+        _result(1, 0, 0, ["B", "A"], [12, 40]),
+        _result(2, 0, 1, ["A", "B"], [20, 20]),
+        _result(3, 0, 1, ["B", "A"], [5, 25]),
+        _result(4, 1, 0, ["B", "C"], [30, 1]),
+        _result(5, 1, 0, ["C", "B"], [2, 31]),
+        _result(6, 2, 0, ["A", "C"], [9, 8]),
+        _result(7, 2, 0, ["C", "A"], [99, 1], error_seat=0),
+    ]
+    summary = ratings.summarize(results[::-1], ["C", "B", "A"])  # order of arrival does not matter
+    assert [r.agent for r in summary.rows] == ["A", "B", "C"]
+    assert summary.rows[0].mu > summary.rows[1].mu > summary.rows[2].mu
+    assert all(r.ordinal == pytest.approx(r.mu - 3 * r.sigma) for r in summary.rows)
+    a, b, c = (summary.agents.index(x) for x in "ABC")
+    assert summary.win_rate[a, b] == pytest.approx(3.5 / 4) and summary.win_rate[b, a] == pytest.approx(0.5 / 4)
+    assert summary.win_rate[b, c] == 1.0 and summary.win_rate[a, c] == 1.0
+    assert summary.pair_games[a, b] == 4 and summary.pair_games[b, c] == 2
+    assert np.isnan(summary.win_rate[a, a]) and summary.pair_games[a, a] == 0
+    assert summary.win_low[a, b] <= summary.win_rate[a, b] <= summary.win_high[a, b]
+    assert 0.0 <= summary.win_low[a, b] < summary.win_high[a, b] <= 1.0
+    row_a = summary.rows[0]
+    assert row_a.games == 6 and row_a.wins == 5.5 and row_a.mean_score == pytest.approx(125 / 6)
+    assert [r.errors for r in summary.rows] == [0, 0, 1]
+    assert summary.seconds["A"] == 1.0
+    assert ratings.summarize(results, ["C", "B", "A"]).rows == summary.rows
+
+    csv_lines = ratings.ratings_csv(summary).splitlines()
+    assert csv_lines[0].startswith("rank,agent,games,wins,mu,sigma,ordinal")
+    assert csv_lines[1].startswith("1,A,6,5.5,")
+    assert "A,B,4,0.8750," in ratings.winrates_csv(summary)
+    md = ratings.markdown(summary)
+    assert "| 1 | `A` | 6 | 5.5 |" in md and "0.875 [" in md

@@ -1,0 +1,367 @@
+"""Rated round-robin tournaments between agents, resumable, with paired decks.
+
+    hgenv tournament --agents random greedy mcts:sims=200 --players 2 --games 200 --seed 0 --out results/
+
+Schedule
+    A *table* is a set of ``--players`` distinct agents; every such set plays
+    (all combinations of the listed agents). Each table plays ``--games`` games
+    (rounded up to a multiple of ``--players``): deck orders ``d = 0, 1, ...``,
+    each replayed once per seating rotation (agent at seat ``s`` moves to seat
+    ``s + r``), so every agent meets every deck order from every seat. Deck
+    ``d`` is the same order at every table (paired decks cut the variance of
+    the comparisons). Games are played deck by deck, all tables in turn, so a
+    partial run covers every pairing. Deck and agent seeds derive from
+    ``--seed``: a run is reproducible (as long as no agent uses a time budget).
+
+Files in ``--out``
+    ``config.json``     the settings; a resumed run must match them (``--games`` may grow)
+    ``games.jsonl``     one line per finished game, flushed after every game, with
+                        scores, ranks, errors, timing and the game record
+                        (``Game.to_record``, replay it with ``Game.from_record``)
+    ``summary.md``      ratings, pairwise win rates (95% bootstrap intervals), mean scores, time
+    ``ratings.csv``, ``winrates.csv``, ``ratings.png``
+
+Resuming
+    Run the same command again: finished games are read back from
+    ``games.jsonl`` and skipped; a line cut short by a kill is dropped (that
+    game is replayed). Tables are a pure function of the finished games in
+    schedule order, so a resumed run ends with the same tables as an
+    uninterrupted one.
+
+Failures
+    An agent that raises or returns an illegal action loses that game: it
+    ranks last, the others rank by their scores at that moment. The error is
+    recorded in the game's line and counted in the tables; the tournament goes on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from agents.base import Agent, make_agent
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from hg_env.game import Game
+from train import ratings
+
+CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
+SUMMARY_EVERY_S = 60.0  # rewrite the tables at most this often while playing
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    agents: tuple[str, ...]
+    players: int = 2
+    games: int = 200  # per table, rounded up to a multiple of players
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.players, bool) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise ValueError(f"--players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players}")
+        if len(set(self.agents)) != len(self.agents):
+            dup = sorted({a for a in self.agents if self.agents.count(a) > 1})
+            raise ValueError(f"agent(s) listed twice: {dup}; every agent spec must be distinct")
+        if len(self.agents) < self.players:
+            raise ValueError(f"--players {self.players} needs at least {self.players} agents, got {len(self.agents)}")
+        if self.games < 1:
+            raise ValueError(f"--games must be >= 1, got {self.games}")
+
+    @property
+    def decks(self) -> int:
+        """Deck orders per table (each played from every seating rotation)."""
+        return math.ceil(self.games / self.players)
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    index: int  # position in the schedule
+    game_id: str  # "t{table}-d{deck}-r{rotation}"
+    table: int
+    deck: int
+    rotation: int
+    agents: tuple[str, ...]  # agent spec at each seat
+    deck_seed: int
+    agent_seeds: tuple[int, ...]
+
+
+def _derive(*key: int) -> int:
+    return int(np.random.SeedSequence([int(k) for k in key]).generate_state(1)[0])
+
+
+def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
+    """Every set of ``players`` distinct agents, in the order the agents are listed."""
+    return list(itertools.combinations(config.agents, config.players))
+
+
+def schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """All games: deck by deck, table by table, rotation by rotation (module docstring)."""
+    out = []
+    for deck in range(config.decks):
+        deck_seed = _derive(config.seed, deck)
+        for t, table in enumerate(tables(config)):
+            for r in range(config.players):
+                seats = tuple(table[(s - r) % config.players] for s in range(config.players))
+                seeds = tuple(_derive(config.seed, deck, t, r, s) for s in range(config.players))
+                out.append(ScheduledGame(len(out), f"t{t}-d{deck}-r{r}", t, deck, r, seats, deck_seed, seeds))
+    return out
+
+
+# ---------------------------------------------------------------- one game
+
+
+def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) -> dict:
+    """Play one scheduled game; returns its result line (see the module docstring)."""
+    agents = {} if agents is None else agents
+    n = len(game_spec.agents)
+    game = Game(num_players=n, seed=game_spec.deck_seed)
+    seconds = [0.0] * n
+    error = None
+    started = time.perf_counter()
+    try:
+        seated = []
+        for seat, spec in enumerate(game_spec.agents):
+            if spec not in agents:
+                agents[spec] = make_agent(spec)
+            agents[spec].reset(game_spec.agent_seeds[seat])
+            seated.append(agents[spec])
+    except Exception as err:  # an agent that cannot even be built loses at seat 0 of its own
+        seat = next(i for i, spec in enumerate(game_spec.agents) if spec not in agents)
+        error = {"seat": seat, "agent": game_spec.agents[seat], "decision": 0, "message": _message(err)}
+        seated = []
+    while error is None and not game.is_over:
+        seat = game.current_player
+        mask = game.action_mask()
+        t0 = time.perf_counter()
+        try:
+            obs = _observation(game, seat) if seated[seat].uses_observation else None
+            action = seated[seat].act(obs, mask.copy(), game.copy())
+        except Exception as err:
+            error = {"seat": seat, "agent": game_spec.agents[seat], "decision": len(game.history)}
+            error["message"] = _message(err)
+            break
+        finally:
+            seconds[seat] += time.perf_counter() - t0
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < len(mask) or not mask[action]:
+            what = (
+                game.describe(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < len(mask) else ""
+            )
+            error = {
+                "seat": seat,
+                "agent": game_spec.agents[seat],
+                "decision": len(game.history),
+                "message": f"illegal action {action!r} {what}".strip(),
+            }
+            break
+        game.step(int(action))
+    scores = game.scores
+    ranks = ratings.ranks_from_scores(scores, loser=None if error is None else error["seat"])
+    result = {
+        "index": game_spec.index,
+        "game": game_spec.game_id,
+        "table": game_spec.table,
+        "deck": game_spec.deck,
+        "rotation": game_spec.rotation,
+        "deck_seed": game_spec.deck_seed,
+        "agent_seeds": list(game_spec.agent_seeds),
+        "agents": list(game_spec.agents),
+        "scores": scores,
+        "ranks": ranks,
+        "winners": [s for s, r in enumerate(ranks) if r == 1],
+        "error": error,
+        "decisions": len(game.history),
+        "seconds": round(time.perf_counter() - started, 3),
+        "agent_seconds": [round(s, 3) for s in seconds],
+        "record": game.to_record(players=list(game_spec.agents), meta={"tournament_game": game_spec.game_id}),
+    }
+    return result
+
+
+def _message(err: BaseException) -> str:
+    tail = traceback.format_exception(type(err), err, err.__traceback__)[-3:]
+    return f"{type(err).__name__}: {err}\n" + "".join(tail)
+
+
+def _observation(game: Game, seat: int) -> np.ndarray:
+    from hg_env.core.observation import observe
+
+    return observe(game.state, np.array([0]), np.array([seat]))[0]
+
+
+# ---------------------------------------------------------------- results on disk
+
+
+def read_results(path: Path) -> list[dict]:
+    """The finished games of a ``games.jsonl``; a last line cut short by a kill is ignored."""
+    if not path.exists():
+        return []
+    results = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for k, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            results.append(json.loads(line))
+        except json.JSONDecodeError:
+            if k == len(lines) - 1:
+                break  # interrupted while writing: that game is simply played again
+            raise ValueError(f"{path}: line {k + 1} is not valid JSON; the results file is damaged") from None
+    return results
+
+
+def _rewrite(path: Path, results: list[dict]) -> None:
+    """Replace the results file atomically (drops a cut-off last line before appending)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps(r) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _check_config(out: Path, config: TournamentConfig) -> None:
+    path = out / CONFIG_FILE
+    mine = asdict(config)
+    mine["agents"] = list(config.agents)
+    if path.exists():
+        theirs = json.loads(path.read_text(encoding="utf-8"))
+        differ = [k for k in ("agents", "players", "seed") if theirs.get(k) != mine[k]]
+        if differ:
+            detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
+            raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
+    path.write_text(json.dumps(mine, indent=2) + "\n", encoding="utf-8")
+
+
+def write_summary(out: Path, config: TournamentConfig, results: list[dict], plot: bool = True) -> ratings.Summary:
+    """Write summary.md, ratings.csv, winrates.csv (and ratings.png) from the finished games."""
+    summary = ratings.summarize(results, config.agents)
+    title = f"Tournament: {config.players} players, seed {config.seed}"
+    (out / "summary.md").write_text(ratings.markdown(summary, title), encoding="utf-8")
+    (out / "ratings.csv").write_text(ratings.ratings_csv(summary), encoding="utf-8")
+    (out / "winrates.csv").write_text(ratings.winrates_csv(summary), encoding="utf-8")
+    if plot and results:
+        ratings.plot(summary, str(out / "ratings.png"))
+    return summary
+
+
+# ---------------------------------------------------------------- running
+
+
+_WORKER_AGENTS: dict[str, Agent] = {}
+
+
+def _play_in_worker(game_spec: ScheduledGame) -> dict:
+    return play_game(game_spec, _WORKER_AGENTS)
+
+
+def _results(todo: list[ScheduledGame], workers: int) -> Iterator[dict]:
+    if workers <= 1:
+        agents: dict[str, Agent] = {}
+        for game_spec in todo:
+            yield play_game(game_spec, agents)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")  # no fork: agents may hold torch threads
+    with ctx.Pool(workers) as pool:
+        yield from pool.imap_unordered(_play_in_worker, todo)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    out: str | Path,
+    workers: int = 1,
+    progress: bool = True,
+    plot: bool = True,
+    max_games: int | None = None,
+) -> ratings.Summary:
+    """Play the scheduled games not yet in ``out``, writing each as it finishes; then the tables.
+
+    ``max_games`` stops after that many new games (the rest can be resumed).
+    """
+    for spec in config.agents:  # fail early, naming the bad spec
+        make_agent(spec)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_config(out, config)
+    games_path = out / GAMES_FILE
+    planned = schedule(config)
+    by_id = {g.game_id: g for g in planned}
+    results = []
+    for r in read_results(games_path):
+        spec = by_id.get(r.get("game"))
+        if spec is not None and r.get("agents") != list(spec.agents):
+            raise ValueError(
+                f"{games_path}: game {r['game']} was played by {r['agents']}, the schedule says {spec.agents}"
+            )
+        results.append(r)
+    _rewrite(games_path, results)
+    finished = {r["game"] for r in results}
+    todo = [g for g in planned if g.game_id not in finished]
+    if max_games is not None:
+        todo = todo[:max_games]
+    in_schedule = [r for r in results if r["game"] in by_id]
+    bar = tqdm(
+        total=len(planned),
+        initial=sum(g.game_id in finished for g in planned),
+        unit="game",
+        desc="tournament",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    last_summary = time.monotonic()
+    try:
+        with games_path.open("a", encoding="utf-8") as f:
+            for result in _results(todo, workers):
+                f.write(json.dumps(result) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+                in_schedule.append(result)
+                bar.update(1)
+                bar.set_postfix_str(_short(result))
+                if time.monotonic() - last_summary > SUMMARY_EVERY_S:
+                    write_summary(out, config, in_schedule, plot=False)
+                    last_summary = time.monotonic()
+    finally:
+        bar.close()
+        write_summary(out, config, in_schedule, plot=plot)
+    return ratings.summarize(in_schedule, config.agents)
+
+
+def _short(result: dict) -> str:
+    parts = [f"{a.split(':')[0]} {s}" for a, s in zip(result["agents"], result["scores"])]
+    return " – ".join(parts) + (" (error)" if result["error"] else "")
+
+
+def main(args) -> int:
+    """Entry point of ``hgenv tournament`` (args from hg_env.cli)."""
+    config = TournamentConfig(agents=tuple(args.agents), players=args.players, games=args.games, seed=args.seed)
+    out = Path(args.out)
+    if args.summary_only:
+        results = read_results(out / GAMES_FILE)
+        write_summary(out, config, results, plot=not args.no_plot)
+        print((out / "summary.md").read_text(encoding="utf-8"))
+        return 0
+    planned = len(schedule(config))
+    print(
+        f"tournament: {len(tables(config))} table(s) x {config.decks * config.players} games "
+        f"({config.decks} decks x {config.players} seatings) = {planned} games -> {out}"
+    )
+    try:
+        run_tournament(config, out, workers=args.workers, plot=not args.no_plot)
+    except KeyboardInterrupt:
+        done = len(read_results(out / GAMES_FILE))
+        print(f"\ninterrupted: {done} finished games are kept in {out / GAMES_FILE}; run the same command to resume")
+        return 130
+    print((out / "summary.md").read_text(encoding="utf-8"))
+    return 0
