@@ -596,7 +596,7 @@ def _end_game(state: State, g: np.ndarray) -> None:
             occupants = state.area.occupants[gp, rp]
             hunted = occupants.sum(-1) > 0
             lo, hi = _pit_eaten_range(state, gp, rp)
-            ask = hunted & ((hi > lo) | ~state.rules.auto_skip_forced_actions)
+            ask = hunted & ((hi > lo) | (not state.rules.auto_skip_forced_actions))
             if ask.any():
                 ga = gp[ask]
                 state.phase[ga] = PIT_TRAP
