@@ -65,6 +65,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise SystemExit(f"hgenv tournament: {err}") from None
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from hg_env import replay
+
+    return replay.main(args)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from hg_env import play
+
+    return play.main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -87,6 +99,22 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     tour.set_defaults(func=cmd_tournament)
+    rep = sub.add_parser("replay", help="turn a saved game record into an animated GIF or a PNG of the board")
+    rep.add_argument("record", help="a JSON game record (Game.to_record, hgenv play)")
+    rep.add_argument("--out", help="game.gif: one frame per decision; board.png: one position (default RECORD.gif)")
+    rep.add_argument("--upto", type=int, help="stop after this many decisions (default: all)")
+    rep.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    rep.add_argument("--tile-px", type=int, help="pixels per tile (default 64 in a GIF, 80 in a PNG)")
+    rep.set_defaults(func=cmd_replay)
+    play = sub.add_parser("play", help="play against agents in the terminal")
+    play.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs: one for all, or one each")
+    play.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    play.add_argument("--seat", type=int, default=0, help="your seat; seat 0 plays first")
+    play.add_argument("--seed", type=int, help="deck seed (default: a random one, printed)")
+    play.add_argument("--record", help="where to save the game record (default games/<timestamp>.json)")
+    play.add_argument("--image", help="a PNG file refreshed with the board after every move")
+    play.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the text board")
+    play.set_defaults(func=cmd_play)
     return parser
 
 

@@ -140,7 +140,13 @@ def board_bounds(game: Game, margin: int = 1) -> tuple[int, int, int, int]:
     placed = game.placed_tiles()
     xs = [x for _, x, _, _ in placed] or [0]
     ys = [y for _, _, y, _ in placed] or [0]
-    return min(xs) - margin, max(xs) + margin, min(ys) - margin, max(ys) + margin
+    reach = game.rules.reach  # positions off the board (R4.3) are never shown
+    return (
+        max(min(xs) - margin, -reach),
+        min(max(xs) + margin, reach),
+        max(min(ys) - margin, -reach),
+        min(max(ys) + margin, reach),
+    )
 
 
 def _legal_positions(game: Game) -> set[tuple[int, int]]:
@@ -165,27 +171,48 @@ SPECIAL_CODES = {
     "wildfire": "Wf",
     "raft": "Rf",
 }
-BLOCK_W, BLOCK_H = 9, 5
 ANSI_COLORS = ("\x1b[31m", "\x1b[34m", "\x1b[32m", "\x1b[33m", "\x1b[35m")  # red blue green yellow purple
 ANSI_RESET = "\x1b[0m"
 
 ANSI_LEGEND = (
-    "sides: . meadow  # forest  ~ river  (a river side reads meadow~river~meadow)\n"
-    "contents: M mammoth  A aurochs  D deer  T tiger  x cancelled animal  o2 lake, 2 fish  f1 fish in the river\n"
-    "          ^ menhir forest  % mushrooms  Sh shaman  Lb logboat  Ht hunting trap  Pt pit trap  Wf wildfire\n"
-    "          Rf raft\n"
-    "occupants: p1@# pawn of P1 on the forest (gatherer), @. meadow (hunter), @~ river (fisher); h1@o hut of P1\n"
-    "corners * = tile placed last;  x,y in an empty square = the tile to place fits there"
+    "legend: . meadow  # forest  ~ river (a river side reads meadow~river~meadow)  * corners: the tile placed last\n"
+    "        M mammoth  A aurochs  D deer  T tiger  x cancelled animal  o2 lake with 2 fish  f1 fish in a river\n"
+    "        ^ menhir  % mushrooms  Sh shaman  Lb logboat  Ht hunting trap  Pt pit trap  Wf wildfire  Rf raft\n"
+    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile to place fits here"
+)
+COMPACT_LEGEND = (
+    "legend: . meadow  # forest  ~ river   * corners: the tile placed last   x,y: the tile to place fits here\n"
+    "        61p1# tile 61 with a pawn of P1 on its forest (. meadow, ~ river); h1o hut of P1 on a lake"
 )
 
 
-def _side_text(tile: int, rotation: int, direction: int) -> str:
-    """7 characters for N/S (west to east), 3 for E/W (north to south)."""
+@dataclass(frozen=True)
+class BlockStyle:
+    """Size of one tile's character block: ``inner`` columns between the W and E sides."""
+
+    inner: int  # characters between the corners (N/S side length)
+    rows: int  # rows between the corners (E/W side length)
+
+    @property
+    def width(self) -> int:
+        return self.inner + 2
+
+    @property
+    def height(self) -> int:
+        return self.rows + 2
+
+
+FULL, COMPACT = BlockStyle(7, 3), BlockStyle(5, 1)
+
+
+def _side_text(tile: int, rotation: int, direction: int, style: BlockStyle = FULL) -> str:
+    """The side's terrain, west to east for N/S and north to south for E/W."""
     terrain = int(SIDE_TYPE[tile, rotation, direction])
-    horizontal = direction in (0, 2)
-    if terrain == RIVER:
-        return "..~~~.." if horizontal else ".~."
-    return SIDE_CHAR[terrain] * (7 if horizontal else 3)
+    length = style.inner if direction in (0, 2) else style.rows
+    if terrain != RIVER:
+        return SIDE_CHAR[terrain] * length
+    river = "~" * (1 if length < 7 else 3)  # meadow, river, meadow
+    return f"{river:.^{length}}"
 
 
 def _contents_text(game: Game | None, tile: int) -> str:
@@ -214,52 +241,77 @@ def _contents_text(game: Game | None, tile: int) -> str:
 
 
 def _tile_block(
-    game: Game | None, tile: int, rotation: int, occupant: str = "", last: bool = False, color: bool = False
+    game: Game | None,
+    tile: int,
+    rotation: int,
+    occupant: tuple[int, str] | None = None,
+    last: bool = False,
+    color: bool = False,
+    style: BlockStyle = FULL,
 ) -> list[str]:
+    """The character block of a tile; ``occupant`` is (seat, text) such as (1, "p1@#")."""
     corner = "*" if last else "+"
-    north, east, south, west = (_side_text(tile, rotation, d) for d in range(4))
-    inner = [f"{tile:<7}", f"{_contents_text(game, tile):^7}", f"{occupant:^7}"]
-    if color and occupant:
-        seat = int(occupant[1])
-        inner[2] = inner[2].replace(occupant, ANSI_COLORS[seat] + occupant + ANSI_RESET)
+    north, east, south, west = (_side_text(tile, rotation, d, style) for d in range(4))
+    seat, who = occupant or (None, "")
+    if style == COMPACT:
+        who = who.replace("@", "")
+        inner = [f"{tile:<2}{who:>3}"]
+        at = 0
+    else:
+        inner = [f"{tile:<7}", f"{_contents_text(game, tile):^7}", f"{who:^7}"]
+        at = 2
+    if color and who:
+        inner[at] = inner[at].replace(who, ANSI_COLORS[seat] + who + ANSI_RESET)
     rows = [corner + north + corner]
-    rows += [west[i] + inner[i] + east[i] for i in range(3)]
+    rows += [west[i] + inner[i] + east[i] for i in range(style.rows)]
     rows.append(corner + south[::-1] + corner)
     return rows
 
 
-def _empty_block(label: str = "") -> list[str]:
-    return [" " * BLOCK_W, " " * BLOCK_W, f"{label:^{BLOCK_W}}", " " * BLOCK_W, " " * BLOCK_W]
+def _empty_block(label: str = "", style: BlockStyle = FULL) -> list[str]:
+    rows = [" " * style.width] * style.height
+    rows[style.height // 2] = f"{label:^{style.width}}"
+    return rows
 
 
-def _occupant_texts(game: Game) -> dict[tuple[int, int], str]:
+def _occupant_texts(game: Game) -> dict[tuple[int, int], tuple[int, str]]:
     out = {}
     for seat, kind, x, y, local in game.occupants():
         tile, _ = game.tile_at(x, y)
-        out[(x, y)] = f"{kind[0]}{seat}@{ZONE_CHAR[tile_zones(tile)[local]['type']]}"
+        out[(x, y)] = (seat, f"{kind[0]}{seat}@{ZONE_CHAR[tile_zones(tile)[local]['type']]}")
     return out
 
 
-def ansi_board(game: Game, color: bool = False) -> str:
-    """Only the board: tile blocks with x / y rulers, cropped to the occupied part plus one cell."""
+def ansi_board(game: Game, color: bool = False, compact: bool = False) -> str:
+    """Only the board: tile blocks with x / y rulers, cropped to the occupied part plus one cell.
+
+    ``compact`` uses 3 x 7 blocks (tile id and occupant only) instead of 5 x 9.
+    """
+    style = COMPACT if compact else FULL
     xmin, xmax, ymin, ymax = board_bounds(game)
     occupants = _occupant_texts(game)
     legal = _legal_positions(game)
     last = _last_position(game)
-    lines = ["     " + "".join(f"{f'x={x}':^{BLOCK_W}}" for x in range(xmin, xmax + 1))]
+    lines = [(" " * 6 + "".join(f"{f'x={x}':^{style.width}}" for x in range(xmin, xmax + 1))).rstrip()]
     for y in range(ymin, ymax + 1):
         blocks = []
         for x in range(xmin, xmax + 1):
             placed = game.tile_at(x, y)
             if placed is None:
-                blocks.append(_empty_block(f"{x},{y}" if (x, y) in legal else ""))
+                blocks.append(_empty_block(f"{x},{y}" if (x, y) in legal else "", style))
             else:
-                text = occupants.get((x, y), "")
-                blocks.append(_tile_block(game, *placed, text, last=(x, y) == last, color=color))
-        for row in range(BLOCK_H):
-            label = f"y={y}" if row == BLOCK_H // 2 else ""
-            lines.append(f"{label:>4} " + "".join(b[row] for b in blocks).rstrip())
+                who = occupants.get((x, y))
+                blocks.append(_tile_block(game, *placed, who, last=(x, y) == last, color=color, style=style))
+        for row in range(style.height):
+            label = f"y={y}" if row == style.height // 2 else ""
+            lines.append((f"{label:>5} " + "".join(b[row] for b in blocks)).rstrip())
     return "\n".join(lines)
+
+
+def ansi_board_width(game: Game, compact: bool = False) -> int:
+    """Characters per line of ``ansi_board`` (to choose the compact form on narrow terminals)."""
+    xmin, xmax, _, _ = board_bounds(game)
+    return 6 + (xmax - xmin + 1) * (COMPACT if compact else FULL).width
 
 
 def ansi_status(game: Game, names: list[str] | None = None, color: bool = False) -> str:
@@ -283,8 +335,8 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
     if game.phase == "place" and tile is not None:
         lines.append(f"{who} to place tile {tile}{extra}:")
         blocks = [_tile_block(None, tile, r) for r in range(4)]
-        lines.append("   " + "   ".join(f"{f'r{r}':^{BLOCK_W}}" for r in range(4)))
-        lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(BLOCK_H)]
+        lines.append(("   " + "   ".join(f"{f'r{r}':^{FULL.width}}" for r in range(4))).rstrip())
+        lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(FULL.height)]
         lines.append("zones: " + "; ".join(f"{z} {zone_summary(tile, z)}" for z in sorted(tile_zones(tile))))
     else:
         lines.append(f"{who} to decide: {game.phase}{extra}")
@@ -295,9 +347,13 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
     return "\n".join(lines)
 
 
-def render_ansi(game: Game, names: list[str] | None = None, color: bool = False) -> str:
-    """The text board with a legend, scores, supplies and the tile to place (plain text unless ``color``)."""
-    return "\n".join([ansi_board(game, color), "", ANSI_LEGEND, "", ansi_status(game, names, color)]) + "\n"
+def render_ansi(game: Game, names: list[str] | None = None, color: bool = False, compact: bool = False) -> str:
+    """The text board with a legend, scores, supplies and the tile to place.
+
+    Plain text unless ``color`` (ANSI colours for the players); ``compact`` draws smaller tile blocks.
+    """
+    legend = COMPACT_LEGEND if compact else ANSI_LEGEND
+    return "\n".join([ansi_board(game, color, compact), "", legend, "", ansi_status(game, names, color)]) + "\n"
 
 
 # ---------------------------------------------------------------- image: geometry in unit squares
@@ -493,26 +549,29 @@ def _place_items(labels: np.ndarray, items: list[_Item], fixed: list[tuple[np.nd
     n = labels.shape[0]
     placed = list(fixed)
     spots = []
+    depths: dict[int, np.ndarray] = {}
     for item in items:
         mask = labels == item.zone
         if not mask.any():  # too thin to show at this resolution
             spots.append(np.array([0.5, 0.5]))
             continue
+        if item.zone not in depths:
+            depths[item.zone] = _depth(mask)
         ys, xs = np.nonzero(mask)
         points = np.stack([(xs + 0.5) / n, (ys + 0.5) / n], axis=1)
+        low, high = np.array([item.half_w, item.half_h]) + 0.01, 0.99 - np.array([item.half_w, item.half_h])
+        on_tile = ((points >= low) & (points <= high)).all(axis=1)  # the item would not hang over the edge
         fits = _fits(mask, int(item.half_w * n), int(item.half_h * n))[ys, xs]
         clear = np.ones(len(points), dtype=bool)
         for at, other in placed:
-            gap = 0.02
+            gap = 0.04
             clear &= (np.abs(points[:, 0] - at[0]) >= item.half_w + other.half_w + gap) | (
                 np.abs(points[:, 1] - at[1]) >= item.half_h + other.half_h + gap
             )
-        room = np.minimum(_depth(mask)[ys, xs] / n, min(item.half_w, item.half_h))
+        room = np.minimum(depths[item.zone][ys, xs] / n, min(item.half_w, item.half_h))
         near = -np.linalg.norm(points - points.mean(axis=0), axis=1)
-        score = np.where(fits & clear, 10.0, np.where(clear, 5.0, 0.0)) + 3.0 * room + near
-        spot = points[int(np.argmax(score))]
-        # Never let an item hang over the tile's edge.
-        spot = np.clip(spot, [item.half_w + 0.01, item.half_h + 0.01], [0.99 - item.half_w, 0.99 - item.half_h])
+        score = np.where(fits & clear, 10.0, np.where(clear, 5.0, 0.0)) + 20.0 * on_tile + 3.0 * room + near
+        spot = np.clip(points[int(np.argmax(score))], low, high)
         spots.append(spot)
         placed.append((spot, item))
     return spots
@@ -547,7 +606,8 @@ def tile_geometry(tile: int, rotation: int) -> TileGeometry:
             fixed.append((contents[z][-1], _Item(z, *_label_half_size(zones[z]["special"]))))
         contents[z].append(centre)
         fixed.append((centre, _Item(z, LAKE_RADIUS, LAKE_RADIUS)))
-        occupant_at[z] = centre + np.array([0.8, -0.55]) * LAKE_RADIUS
+        occupant_at[z] = np.clip(centre + np.array([0.17, -0.16]), 0.14, 0.86)  # a hut on the shore
+        fixed.append((occupant_at[z], _Item(z, 0.1, 0.1, occupant=True)))
     wanted: list[_Item] = []
     for z, zone in zones.items():
         if zone["type"] != "lake" and zone.get("special"):
@@ -585,6 +645,7 @@ TABLE_COLOR = (238, 232, 218)
 GRID_COLOR = (214, 206, 188)
 INK = (30, 30, 30)
 HIGHLIGHT = (255, 128, 0)  # frame of the tile placed last
+CANCEL_COLOR = (200, 0, 0)  # the cross over animals cancelled by the hunting trap
 ANIMAL_STYLE = {  # fill, letter colour
     "mammoth": ((120, 72, 40), (255, 255, 255)),
     "aurochs": ((45, 45, 45), (255, 255, 255)),
@@ -735,8 +796,8 @@ def _draw_tile_marks(draw: ImageDraw.ImageDraw, tile: int, rotation: int, px: in
         for spot in spots["glyph"]:
             x, y = spot * px
             if zone.get("fish"):
-                _fish(draw, x - px * 0.045, y, px * 0.13, (255, 255, 255))
-                _text_centered(draw, (x + px * 0.07, y), str(zone["fish"]), max(10, px // 6), (255, 255, 255))
+                _fish(draw, x - px * 0.05, y, px * 0.13, (255, 255, 255))
+                _text_centered(draw, (x + px * 0.06, y), str(zone["fish"]), max(10, px // 6), (255, 255, 255))
             elif zone.get("forest_kind") == "menhir":
                 _menhir(draw, x, y, px * 0.26)
             else:
@@ -901,11 +962,13 @@ def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) 
                     continue
                 left[animal] -= 1
                 ox, oy = layout.cell_origin(x, y)
-                r = px * 0.1
+                cx, cy, r = ox + ax, oy + ay, px * ANIMAL_RADIUS * 0.95
+                # A faded token under a red cross: still readable, clearly out of the game.
+                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(215, 215, 210), outline=(150, 150, 150))
+                _text_centered(draw, (cx, cy + 0.5), ANIMAL_CHAR[animal], max(8, int(r * 1.45)), (130, 130, 130))
+                r *= 1.15
                 for sign in (1, -1):
-                    line = (ox + ax - r, oy + ay - sign * r, ox + ax + r, oy + ay + sign * r)
-                    draw.line(line, fill=(255, 255, 255), width=5)
-                    draw.line(line, fill=(200, 0, 0), width=3)
+                    draw.line((cx - r, cy - sign * r, cx + r, cy + sign * r), fill=CANCEL_COLOR, width=3)
 
 
 def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, at: tuple[int, int]) -> None:

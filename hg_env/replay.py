@@ -1,0 +1,123 @@
+"""Replays of saved games: an animated GIF (one frame per decision) or a PNG of one position.
+
+    hgenv replay games/2024-05-01_120000.json --out game.gif
+    hgenv replay games/2024-05-01_120000.json --out board.png [--upto 40]
+
+Records are the JSON game records of ``Game.to_record`` (see ``hg_env.record``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from hg_env.game import Game
+from hg_env.render import board_bounds, render_rgb
+
+FORMATS = (".gif", ".png")
+
+
+def load_record(path: str | Path) -> dict:
+    """Read a JSON game record; ValueError naming the problem (missing, not JSON, corrupt)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"no such record file: {path}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read record {path}: {err}") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not a JSON game record: {err}") from None
+    Game.from_record(record)  # validates the whole record (ValueError: corrupt / incompatible)
+    return record
+
+
+def positions(record: dict, upto: int | None = None) -> Iterator[Game]:
+    """The game after each decision of the record (the start position if it has none).
+
+    The same ``Game`` object is yielded each time, one decision further on.
+    """
+    decisions = record["decisions"] if upto is None else record["decisions"][:upto]
+    game = Game.from_record(record, upto=0)
+    if not decisions:
+        yield game
+        return
+    for i, entry in enumerate(decisions):
+        try:
+            game.apply_decision(entry)
+        except ValueError as err:
+            raise ValueError(f"corrupt record: decision {i} {entry!r} cannot be replayed: {err}") from None
+        yield game
+
+
+def replay_frames(record: dict, tile_px: int = 64, upto: int | None = None) -> Iterator[np.ndarray]:
+    """One [H, W, 3] picture per decision, all the same size (framed on the last position)."""
+    final = Game.from_record(record, upto=upto)
+    bounds = board_bounds(final)
+    names = record.get("players")
+    for game in positions(record, upto):
+        yield render_rgb(game, tile_px=tile_px, bounds=bounds, names=names)
+
+
+def save_replay(
+    record: dict,
+    out: str | Path,
+    tile_px: int | None = None,
+    fps: float = 2.0,
+    upto: int | None = None,
+) -> int:
+    """Write ``out`` (.gif: animation; .png: the position after ``upto`` decisions, default all).
+
+    Returns the number of frames written.
+    """
+    from hg_env.render import _pil
+
+    out = Path(out)
+    if out.suffix.lower() not in FORMATS:
+        raise ValueError(f"--out must end in .gif (animation) or .png (one position), got {out.name!r}")
+    if fps <= 0:
+        raise ValueError(f"fps must be positive, got {fps}")
+    Image, _, _ = _pil()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".png":
+        game = Game.from_record(record, upto=upto)
+        picture = render_rgb(game, tile_px=tile_px or 80, names=record.get("players"))
+        Image.fromarray(picture).save(out)
+        return 1
+    # One palette for every frame, taken from the final position (it holds nearly every colour):
+    # colours stay steady and unchanged areas compress away. Frames are paletted as they come,
+    # because a long game's RGB frames would not fit comfortably in memory.
+    pictures = replay_frames(record, tile_px or 64, upto)
+    final = Game.from_record(record, upto=upto)
+    palette = Image.fromarray(
+        render_rgb(final, tile_px=tile_px or 64, bounds=board_bounds(final), names=record.get("players"))
+    ).quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    frames = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in pictures]
+    step_ms = int(1000 / fps)
+    durations = [step_ms] * (len(frames) - 1) + [max(3000, step_ms)]  # linger on the final position
+    frames[0].save(out, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False)
+    return len(frames)
+
+
+def main(args: argparse.Namespace) -> int:
+    """``hgenv replay RECORD --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``."""
+    out = Path(args.out) if args.out else Path(args.record).with_suffix(".gif")
+    try:
+        if args.upto is not None and args.upto < 0:
+            raise ValueError(f"--upto must be 0 or more, got {args.upto}")
+        if args.tile_px is not None and not 16 <= args.tile_px <= 512:
+            raise ValueError(f"--tile-px must be 16..512, got {args.tile_px}")
+        record = load_record(args.record)
+        frames = save_replay(record, out, tile_px=args.tile_px, fps=args.fps, upto=args.upto)
+    except (ValueError, ImportError) as err:
+        print(f"hgenv replay: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} ({frames} frame{'' if frames == 1 else 's'})")
+    return 0
