@@ -47,7 +47,7 @@ HELP = """Moves: type the number of a move, or
   retake 1 -2   (shaman) take back your pawn at (1,-2)
   pit 1         (pit-trap option) tigers eat 1 deer in range
   none          place nothing / take nothing back
-Commands: board (show the board again), moves (list the moves), help, quit (the game is saved)."""
+Commands: board (the board again, with its legend), moves (list the moves), help, quit (the game is saved)."""
 
 
 class QuitGame(Exception):
@@ -55,7 +55,13 @@ class QuitGame(Exception):
 
 
 def default_record_path() -> Path:
-    return Path("games") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    """``games/<date>-<time>.json``, never an existing file."""
+    stem = f"{datetime.now():%Y%m%d-%H%M%S}"
+    path, n = Path("games") / f"{stem}.json", 1
+    while path.exists():
+        n += 1
+        path = Path("games") / f"{stem}-{n}.json"
+    return path
 
 
 def describe_move(game: Game, action: int) -> str:
@@ -227,6 +233,8 @@ class Session:
         self.color = color
         self.out = out or sys.stdout
         self._events_shown = 0
+        self._legend_shown = False  # the legend comes with the first board, and after 'board' or 'help'
+        self._compact = False
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -281,8 +289,8 @@ class Session:
             if command in ("help", "h", "?"):
                 self.say(HELP)
                 continue
-            if command in ("board", "b"):
-                self.say(self._board())
+            if command in ("board", "b", "legend"):
+                self.say(self._board(legend=True))
                 continue
             if command in ("moves", "m", "list"):
                 self.say(list_moves(game))
@@ -292,11 +300,13 @@ class Session:
             except ValueError as err:
                 self.say(f"  ? {err}")
 
-    def _board(self) -> str:
+    def _board(self, legend: bool = False) -> str:
         """The text board; the compact form when the full one is wider than the terminal."""
         columns = shutil.get_terminal_size().columns
         compact = ansi_board_width(self.game) > columns
-        return render_ansi(self.game, self.names, self.color, compact=compact)
+        legend = legend or not self._legend_shown or compact != self._compact
+        self._legend_shown, self._compact = True, compact
+        return render_ansi(self.game, self.names, self.color, compact=compact, legend=legend)
 
     def _opponent_move(self) -> int:
         game = self.game

@@ -338,22 +338,30 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
         lines.append(("   " + "   ".join(f"{f'r{r}':^{FULL.width}}" for r in range(4))).rstrip())
         lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(FULL.height)]
         lines.append("zones: " + "; ".join(f"{z} {zone_summary(tile, z)}" for z in sorted(tile_zones(tile))))
+    elif game.phase == "occupy":
+        x, y = _last_position(game)
+        placed, rot = game.tile_at(x, y)
+        lines.append(f"{who} may put a pawn or a hut on tile {placed}, just placed at ({x},{y}){extra}")
+        zones = "; ".join(f"{z} {zone_summary(placed, z, rot)}" for z in sorted(tile_zones(placed)))
+        lines.append(f"zones of tile {placed}: {zones}")
+    elif game.phase == "retake":
+        lines.append(f"{who} may take back one of their pawns (shaman){extra}")
     else:
-        lines.append(f"{who} to decide: {game.phase}{extra}")
-        if game.phase == "occupy":
-            placed = game.tile_at(*_last_position(game))
-            zones = "; ".join(f"{z} {zone_summary(placed[0], z, placed[1])}" for z in sorted(tile_zones(placed[0])))
-            lines.append(f"zones of tile {placed[0]}: {zones}")
+        lines.append(f"{who} chooses how many deer the tigers eat near the pit trap")
     return "\n".join(lines)
 
 
-def render_ansi(game: Game, names: list[str] | None = None, color: bool = False, compact: bool = False) -> str:
+def render_ansi(
+    game: Game, names: list[str] | None = None, color: bool = False, compact: bool = False, legend: bool = True
+) -> str:
     """The text board with a legend, scores, supplies and the tile to place.
 
     Plain text unless ``color`` (ANSI colours for the players); ``compact`` draws smaller tile blocks.
     """
-    legend = COMPACT_LEGEND if compact else ANSI_LEGEND
-    return "\n".join([ansi_board(game, color, compact), "", legend, "", ansi_status(game, names, color)]) + "\n"
+    parts = [ansi_board(game, color, compact), ""]
+    if legend:
+        parts += [COMPACT_LEGEND if compact else ANSI_LEGEND, ""]
+    return "\n".join([*parts, ansi_status(game, names, color)]) + "\n"
 
 
 # ---------------------------------------------------------------- image: geometry in unit squares
