@@ -5,13 +5,17 @@ lakes, specials), never from copied artwork. Directions follow RULES.md R2.2: a
 tile placed with rotation r shows its printed side (d - r) % 4 in direction d,
 and the clockwise order of zones along a side is unchanged.
 
-Text block of one tile (5 rows x 9 columns)::
+Text block of one tile (5 rows x 9 columns; ``compact`` blocks are 3 x 7)::
 
-    +..~~~..+     N side: . meadow  # forest  ~ river (meadow1 river meadow2)
-    #56     .     W side, tile id,  E side
-    ~ A o1 ^.     contents: animals, lake with fish, menhir ...
-    #  p1@# .     occupant: pawn of player 1 on the forest
-    +#######+     S side; corners '*' mark the tile placed last
+    +..~~~..+     N side: . meadow  # forest  ~ river (meadow, river, meadow)
+    #57     #     W side, tile id, E side
+    #  ^o2  #     contents: menhir forest, lake with 2 fish (animals M A D T ...)
+    # h1@o  #     occupant: hut of player 1 on the lake
+    +#######+     S side; '*' corners mark the tile placed last
+
+The picture draws the same facts as shapes: meadows green, forests dark green,
+rivers as blue bands, lakes as blue discs with their fish, animals as lettered
+tokens, pawns and huts in the players' colours.
 
 The image needs Pillow, an optional extra (``pip install hg-env[render]``); it
 is imported only when an image is drawn.
@@ -371,9 +375,6 @@ def render_ansi(
 
 CENTER = np.array([0.5, 0.5])
 DIR_VECTORS = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])  # N E S W
-# Side d runs clockwise from SIDE_START[d] to SIDE_START[(d + 1) % 4].
-SIDE_START = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
-RIVER_SLOT_AT = (0.2, 0.5, 0.8)  # where meadow1, river, meadow2 meet a river side
 LAKE_RADIUS = 0.16
 RIVER_WIDTH = 0.13
 
@@ -393,11 +394,6 @@ def _turn(points: list | np.ndarray, quarters: int) -> np.ndarray:
     for _ in range(quarters % 4):
         p = np.stack([1.0 - p[:, 1], p[:, 0]], axis=1)
     return p
-
-
-def _side_point(direction: int, fraction: float) -> np.ndarray:
-    start, end = SIDE_START[direction], SIDE_START[(direction + 1) % 4]
-    return start + fraction * (end - start)
 
 
 def forest_polygon(directions: list[int]) -> np.ndarray:
@@ -423,7 +419,7 @@ class TileGeometry:
     lakes: dict[int, np.ndarray]  # lake zone -> centre
     rivers: dict[int, np.ndarray]  # river zone -> polyline from its side(s) to a lake, spring or other side
     forests: dict[int, np.ndarray]  # forest zone -> polygon
-    contents: dict[int, list[np.ndarray]]  # zone -> spots for its printed contents, in catalogue order
+    contents: dict[int, list[np.ndarray]]  # zone -> spots for its sign, glyph and animals (_content_spots)
     occupant_at: dict[int, np.ndarray]  # zone -> where an occupant stands
 
 

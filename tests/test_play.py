@@ -162,3 +162,22 @@ def test_greedy_opponent_when_available(tmp_path: Path) -> None:
     session = Session(["greedy"], num_players=3, seed=2, record_path=tmp_path / "g.json", out=out)
     assert session.run(reader(answers("1", "1", "1", "quit"), [])) == 0
     assert "P1 (greedy):" in out.getvalue() and "P2 (greedy):" in out.getvalue()
+
+
+def test_ctrl_c_saves_the_record(tmp_path: Path) -> None:
+    def interrupt(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    session = Session(["random"], seed=4, record_path=tmp_path / "c.json", out=out)
+    assert session.run(interrupt) == 130
+    assert "Interrupted." in out.getvalue() and str(tmp_path / "c.json") in out.getvalue()
+    assert json.loads((tmp_path / "c.json").read_text())["decisions"] == []
+
+
+def test_narrow_terminals_get_the_compact_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "20")
+    out = io.StringIO()
+    session = Session(["random"], seed=4, record_path=tmp_path / "n.json", out=out)
+    assert session.run(reader(answers("quit"), [])) == 0
+    assert "61p1# tile 61 with a pawn of P1" in out.getvalue()
