@@ -180,7 +180,8 @@ class Game:
         """T2: place the drawn tile at (x, y) with the given rotation."""
         self._expect("place", f"place({x}, {y}, {rotation})")
         if (x, y, rotation) not in self.legal_placements():
-            where = "off the board" if max(abs(x), abs(y)) > self.rules.reach else "not a legal placement"
+            ints = all(isinstance(v, (int, np.integer)) for v in (x, y))
+            where = "off the board" if ints and max(abs(x), abs(y)) > self.rules.reach else "not a legal placement"
             raise ValueError(
                 f"place({x}, {y}, {rotation}): tile {self.tile_to_place} at ({x},{y}) r{rotation} is {where} (R4.1)"
             )
@@ -221,7 +222,9 @@ class Game:
 
     def step(self, action: int) -> None:
         """Apply one flat action (hg_env.core.actions); ValueError if it is not legal."""
-        entry = self._decision_entry(action) if 0 <= action < self.layout.size else None
+        if not 0 <= action < self.layout.size:  # the batched core reads a negative action as "skip"
+            raise ValueError(f"action {action} is outside the action space [0, {self.layout.size})")
+        entry = self._decision_entry(action)
         engine.step(self.state, np.array([action], dtype=np.int64))
         self.history.append(int(action))
         self._entries.append(entry)
@@ -291,6 +294,9 @@ class Game:
         if not isinstance(entry, (list, tuple)) or not entry:
             raise ValueError(f"a decision must be a non-empty list, got {entry!r}")
         kind, args = entry[0], list(entry[1:])
+        arity = {"place": 3, "pawn": 1, "hut": 1, "retake": 3, "pit": 1, "none": 0}.get(kind)
+        if arity is not None and len(args) != arity:
+            raise ValueError(f"decision {entry!r}: {kind!r} takes {arity} argument(s), got {len(args)}")
         if kind == "place":
             self.place(*args)
         elif kind in ("pawn", "hut"):

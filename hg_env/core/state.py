@@ -157,12 +157,20 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
     )
 
 
+def _is_tile_id(t: object) -> bool:
+    """An int (a bool or a float such as 3.7 is no tile id)."""
+    return isinstance(t, (int, np.integer)) and not isinstance(t, bool)
+
+
 def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
     """A user-given deck as an int8 array; ValueError naming what is wrong."""
     try:
-        tiles = [int(t) for t in deck]  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of tile ids, got {deck!r}") from None
+        tiles = list(deck)  # type: ignore[call-overload]
+    except TypeError:
+        tiles = None
+    if tiles is None or isinstance(deck, str) or not all(_is_tile_id(t) for t in tiles):
+        raise ValueError(f"{name} must be a list of tile ids, got {deck!r}")
+    tiles = [int(t) for t in tiles]
     wrong = [t for t in tiles if t not in set(allowed.tolist())]
     if wrong:
         raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles")
