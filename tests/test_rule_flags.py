@@ -64,10 +64,22 @@ def test_board_reach_limits_and_none_is_unbounded(reach: int | None, third_fits:
         assert all(max(abs(x), abs(y)) <= 2 for x, y, _ in game.legal_placements())
 
 
-def test_board_reach_none_reaches_beyond_twelve() -> None:
-    """board_reach=None: positions beyond the default 25x25 board exist."""
-    game = Game(2, seed=0, board_reach=None)
-    assert game.rules.reach > 90 and game.tile_at(40, -40) is None
+# A row east of the start tile, each tile in its first rotation that fits; the first ten have forest
+# on both E and W sides. Nothing lies north or south of the row.
+EAST_ROW = [38, 39, 40, 60, 41, 45, 72, 73, 74, 14, 0, 46, 47]
+
+
+@pytest.mark.parametrize(("reach", "x13_fits"), [(12, False), (None, True)])
+def test_board_reach_none_reaches_beyond_twelve(reach: int | None, x13_fits: bool) -> None:
+    """board_reach=12 ends the row at x=12; board_reach=None lets the 13th tile go to x=13."""
+    game = Game(2, regular_deck=EAST_ROW, menhir_deck=[], board_reach=reach)
+    for x in range(1, 13):
+        rotation = min(r for px, py, r in game.legal_placements() if (px, py) == (x, 0))
+        game.place(x, 0, rotation)
+        if game.phase == "occupy":
+            game.occupy(None)
+    assert game.tile_at(12, 0)[0] == 46 and game.tile_to_place == 47
+    assert any((x, y) == (13, 0) for x, y, _ in game.legal_placements()) == x13_fits
 
 
 # ---------------------------------------------------------------- start_rotation (R1.4, Q12)

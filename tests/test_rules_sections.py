@@ -20,6 +20,7 @@ from tests.oracle import shown_side
 from tests.scenario import Scenario, apply_play, check, find_events, new_game, play, run
 from tests.test_rules_examples import E1, E2_E3, E4, E5, E6, E8, E10, E11, E12, E13, E17
 
+EXAMPLES = [E1, E2_E3, E4, E5, E6, E8, E10, E11, E12, E13, E17]
 OPENING = [play(1, 0, 0, by=0), play(0, 1, 2, by=1)]  # 34, 36: closes the start forest
 OPENING_TILES = [34, 36]
 
@@ -106,21 +107,6 @@ def test_r2_14_a_lake_splits_rivers_but_joins_the_system() -> None:
     assert ("hut", 1) not in game.legal_occupants()  # its system holds seat 0's hut
 
 
-ORACLE_SCENARIOS = [E1, E2_E3, E4, E5, E6, E8, E10, E11, E12, E13, E17]
-
-
-@pytest.mark.parametrize("scenario", ORACLE_SCENARIOS, ids=lambda s: f"{len(s.plays)}plays")
-def test_r2_area_accumulators_match_the_bfs_oracle(scenario: Scenario) -> None:
-    """R2.14-R2.17: after every play of the worked examples, the union-find areas (open connections,
-    distinct tiles, fish, lakes, animals, occupants) equal a BFS recomputation; pieces are conserved."""
-    game = new_game(scenario)
-    for i, p in enumerate(scenario.plays):
-        apply_play(game, p, i)
-        check_areas(game.state, 0)
-        check_pieces(game.state, 0)
-        check_tiles(game.state, 0)
-
-
 # ---------------------------------------------------------------- R3 turn structure
 
 R3_4 = Scenario(
@@ -171,6 +157,15 @@ def test_r3_4_pawns_returned_in_t5_serve_in_the_extra_turn() -> None:
     assert (game.phase, game.legal_occupants()) == ("occupy", [])
 
 
+def test_r3_3_extra_turn_is_never_chained() -> None:
+    """R3.3 / Q18: E3's extra turn closes the menhir forest 31-35-90 (31 is a menhir forest): it
+    scores, but the next turn is seat 1's regular turn, though the menhir deck still holds 94."""
+    game = run(E2_E3)
+    (_, closed) = find_events(game, "FOREST_SCORED")
+    assert closed["tileIds"] == [31, 35, 90]
+    assert (game.current_player, game.extra_turn, game.tile_to_place, game.deck_sizes) == (1, False, 62, (0, 1))
+
+
 def test_r3_5_extra_turn_goes_to_the_placer() -> None:
     """R3.5 / Q16: seat 1 closes a menhir forest holding only seat 0's gatherer: seat 0 scores 6,
     seat 1 takes the extra turn."""
@@ -190,8 +185,7 @@ def test_r3_5_extra_turn_goes_to_the_placer() -> None:
 
 def test_r3_3_no_extra_turn_with_an_empty_menhir_deck() -> None:
     """R3.3: with no menhir tile left, closing a menhir forest gives no extra turn."""
-    sc = Scenario(regular=[*OPENING_TILES, 62], menhir=[], plays=OPENING, events=[])
-    game = check(sc)
+    game = run(Scenario(regular=[*OPENING_TILES, 62], menhir=[], plays=OPENING))
     assert (game.current_player, game.extra_turn, game.tile_to_place) == (0, False, 62)
 
 
@@ -428,7 +422,7 @@ def test_r6_5_closed_area_without_pawn_scores_nothing() -> None:
 
 def test_r6_8_closed_areas_span_two_tiles() -> None:
     """R6.8: every forest or river scored in the examples covers at least 2 tiles."""
-    for sc in ORACLE_SCENARIOS:
+    for sc in EXAMPLES:
         for e in run(sc).events:
             if e["type"] in ("FOREST_SCORED", "RIVER_SCORED"):
                 assert e["tileCount"] >= 2 and len(e["tileIds"]) == e["tileCount"]
@@ -812,3 +806,29 @@ def test_r8_2_4_shared_victory() -> None:
     assert check(E5).winners == [0, 1]
     assert check(E17).winners == [0, 1]
     assert check(E10).winners == [0]
+
+
+# ---------------------------------------------------------------- R2 areas against the oracle
+
+ORACLE_SCENARIOS = {
+    **{f"E{i}": sc for i, sc in zip((1, 2, 4, 5, 6, 8, 10, 11, 12, 13, 17), EXAMPLES)},
+    "R3.4": R3_4,
+    "logboat": LOGBOAT,
+    "hunting trap": HUNTING_TRAP_LATER_ANIMAL,
+    "pit trap": PIT_TRAP_FAR_DEER,
+    "wildfire": WILDFIRE,
+    "raft": RAFT,
+    **INTERACTIONS,
+}
+
+
+@pytest.mark.parametrize("scenario", ORACLE_SCENARIOS.values(), ids=ORACLE_SCENARIOS.keys())
+def test_r2_area_accumulators_match_the_bfs_oracle(scenario: Scenario) -> None:
+    """R2.14-R2.17: after every play of the worked examples, the union-find areas (open connections,
+    distinct tiles, fish, lakes, animals, occupants) equal a BFS recomputation; pieces are conserved."""
+    game = new_game(scenario)
+    for i, p in enumerate(scenario.plays):
+        apply_play(game, p, i)
+        check_areas(game.state, 0)
+        check_pieces(game.state, 0)
+        check_tiles(game.state, 0)
