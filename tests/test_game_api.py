@@ -11,7 +11,7 @@ import pytest
 from hg_env import Game
 from tests.scenario import run
 from tests.test_rules_examples import E11
-from tests.test_rules_sections import _shaman_game
+from tests.test_rules_sections import shaman_game
 
 # ---------------------------------------------------------------- helpers
 
@@ -96,7 +96,7 @@ def test_occupy_and_occupants() -> None:
 
 def test_retake_calls() -> None:
     """legal_retakes() and retake(x, y, zone) / retake(None) after the shaman (R7.1)."""
-    game = _shaman_game()
+    game = shaman_game()
     assert game.phase == "retake" and game.legal_retakes() == [(0, 1, 0)]
     game.retake(0, 1, 0)
     assert game.phase == "occupy" and (0, "pawn", 0, 1, 0) not in game.occupants()
@@ -182,7 +182,7 @@ def test_bad_occupant_is_refused(kind: object, zone: object) -> None:
 
 def test_bad_retake_is_refused() -> None:
     """Another seat's pawn, an own hut, an empty tile, a wrong zone: refused."""
-    game = _shaman_game()
+    game = shaman_game()
     for call in ((1, 0, 2), (-1, 0, 8), (5, 5, 0), (0, 1, 3), (0, None, None)):
         expect_refused(game, lambda g, c=call: g.retake(*c), r"retake\(.*no pawn there.*legal: \[\(0, 1, 0\)\]")
 
@@ -264,7 +264,7 @@ def test_record_round_trip(num_players: int, seed: int) -> None:
 
 def test_record_round_trip_with_a_shaman_retake() -> None:
     """Records carry retake decisions as ["retake", x, y, zone] and replay them."""
-    game = _shaman_game()
+    game = shaman_game()
     game.retake(0, 1, 0)
     game.occupy("pawn", 0)
     record = game.to_record()

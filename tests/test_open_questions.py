@@ -18,7 +18,7 @@ from tests.test_rules_sections import (
     PIT_TRAP_FAR_DEER,
     TRAP_THEN_PIT,
     WILDFIRE,
-    _shaman_game,
+    shaman_game,
 )
 
 
@@ -80,9 +80,9 @@ def test_q8_trap_range_is_the_3x3_block() -> None:
 
 def test_q9_shaman_takes_own_pawns_only_and_is_optional() -> None:
     """Q9: own pawns of any role (here a hunter), never huts; skipped with no pawn on the board."""
-    game = _shaman_game()
+    game = shaman_game()
     assert game.legal_retakes() == [(0, 1, 0)]  # not seat 0's hut, not seat 1's hunter
-    assert _shaman_game(no_pawn=True).phase == "occupy"
+    assert shaman_game(no_pawn=True).phase == "occupy"
 
 
 def test_q10_hut_targets_are_canonical() -> None:

@@ -295,7 +295,8 @@ E10 = Scenario(
 E11 = Scenario(
     # Hunting trap 94 at (1,1), placed in the extra turn earned by closing the start forest.
     # In range in its meadow: mammoth (35), deer (34, 62), tiger (31). The mammoth of 53 (zone 2) is
-    # in range too but in a separate meadow (south of 53's river); Blue's hunter there.
+    # in range too but in a separate meadow (south of 53's river); Blue's hunter there. (The rulebook's
+    # separate mammoth lies "far right"; here it sits inside the 3x3 block, so R7.8 (i) is shown too.)
     #
     #   y\x    0       1       2
     #    0   56 r0   34 r0   31 r1

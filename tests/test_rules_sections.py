@@ -444,7 +444,7 @@ SHAMAN_PLAYS = [
 ]
 
 
-def _shaman_game(no_pawn: bool = False) -> Game:
+def shaman_game(no_pawn: bool = False) -> Game:
     plays = list(SHAMAN_PLAYS)
     if no_pawn:
         plays[2] = play(0, 1, 2, by=0)
@@ -457,7 +457,7 @@ def _shaman_game(no_pawn: bool = False) -> Game:
 def test_r7_1_shaman_retake_is_a_decision_over_own_pawns() -> None:
     """R7.1 / R7.2 / R3.7: after 88 the placer may take back one of its own pawns (not the hut, not
     seat 1's hunter); the pawn is free again and its meadow can be re-occupied through 88."""
-    game = _shaman_game()
+    game = shaman_game()
     assert game.phase == "retake"
     assert game.legal_retakes() == [(0, 1, 0)]
     for wrong in ((1, 0, 2), (-1, 0, 8)):
@@ -473,7 +473,7 @@ def test_r7_1_shaman_retake_is_a_decision_over_own_pawns() -> None:
 
 def test_r7_1_shaman_retake_none_keeps_the_pawn() -> None:
     """R7.1: the retake is optional; the meadow then still holds the hunter (R5.4)."""
-    game = _shaman_game()
+    game = shaman_game()
     game.retake(None)
     assert game.supply(0) == (4, 2)
     assert ("pawn", 0) not in game.legal_occupants() and ("pawn", 1) in game.legal_occupants()
@@ -483,7 +483,7 @@ def test_r7_1_shaman_retake_none_keeps_the_pawn() -> None:
 
 def test_r7_19_shaman_retrieved_hunter_is_not_scored() -> None:
     """R7.19: a hunter taken back by the shaman is not scored at the end."""
-    game = _shaman_game()
+    game = shaman_game()
     game.retake(0, 1, 0)
     game.occupy(None)
     assert game.scores == [2, 1]  # the hut's 2 fish only
@@ -491,7 +491,7 @@ def test_r7_19_shaman_retrieved_hunter_is_not_scored() -> None:
 
 def test_r7_1_no_retake_without_a_pawn_on_the_board() -> None:
     """Q9 / R3.7: seat 0 has only a hut on the board: no retake phase, straight to occupy."""
-    game = _shaman_game(no_pawn=True)
+    game = shaman_game(no_pawn=True)
     assert game.phase == "occupy" and game.legal_retakes() == []
 
 
