@@ -33,11 +33,6 @@ if TYPE_CHECKING:
     from hg_env.game import Game
 
 
-def own_estimate(state: State, rows: np.ndarray | None = None) -> np.ndarray:
-    """Value function of the greedy agent: every seat's estimated final score."""
-    return search.estimated_final_scores(state, rows)
-
-
 def greedy_actions(state: State, rng: np.random.Generator | None = None) -> np.ndarray:
     """[B] the greedy action of every game (-1 for finished games); ``state`` is not changed.
 
@@ -46,7 +41,7 @@ def greedy_actions(state: State, rng: np.random.Generator | None = None) -> np.n
     """
     plain = search.plain_copy(state)
     search.redeal(plain, rng if rng is not None else np.random.default_rng(0))
-    games, actions, values = search.turn_lookahead(plain, own_estimate)
+    games, actions, values = search.turn_lookahead(plain)
     out = np.full(state.batch_size, -1, dtype=np.int64)
     if not len(games):
         return out

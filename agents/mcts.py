@@ -1,12 +1,16 @@
 """``mcts``: information-set Monte-Carlo tree search on the batched core.
 
-Spec: ``mcts:sims=200,c=0.5,rollout=none,depth=0,batch=8,widen=2,time=0``.
+Spec: ``mcts:sims=200,c=0.1,rollout=none,depth=0,batch=8,widen=2,deals=16,time=0,scale=10``.
 
-Hidden information. The search never reads the deck order. Every simulation
-starts from its own copy of the position whose undrawn tiles are re-dealt
+Hidden information. The search never reads the deck order. Simulations start
+from copies of the position whose undrawn tiles are re-dealt
 (``hg_env.core.search.redeal``): a uniformly random order of exactly the tiles
 that can still come, given what is public (board, discards, tile to place,
-deck sizes), separately for the regular and the menhir deck.
+deck sizes), separately for the regular and the menhir deck. With
+``deals=D > 0`` each decision draws D such deals up front and the j-th visit of
+every root action plays deal ``j mod D``: root actions are compared on the
+same draws (common random numbers), which cuts the noise of the comparison.
+``deals=0`` re-deals for every simulation.
 
 The tree. Nodes are decision points; each edge is one legal flat action of the
 seat to move. Decisions within one turn (placement, shaman retake, occupant)
@@ -91,16 +95,25 @@ class Node:
         self.n = np.zeros(len(actions))
         self.w = np.zeros(len(actions))
 
+    def means(self) -> np.ndarray:
+        """Mean value of each edge, with its heuristic value as one prior visit.
+
+        The heuristic values an edge right after the move, the simulations after
+        the replies to it, so the two differ by a bias common to all edges; it is
+        estimated over the visited edges and added to every prior.
+        """
+        seen = self.n > 0
+        bias = float(np.mean(self.w[seen] / self.n[seen] - self.prior[seen])) if seen.any() else 0.0
+        return (self.w + self.prior + bias) / (self.n + 1)
+
     def select(self, c: float, widen: float) -> int:
         width = min(len(self.actions), max(1, math.ceil(widen * math.sqrt(self.total + 1))))
-        n, w, prior = self.n[:width], self.w[:width], self.prior[:width]
-        mean = (w + prior) / (n + 1)
-        bonus = c * np.sqrt(math.log(self.total + 1) / (n + 1))
-        return int(np.argmax(mean + bonus))
+        bonus = c * np.sqrt(math.log(self.total + 1) / (self.n[:width] + 1))
+        return int(np.argmax(self.means()[:width] + bonus))
 
     def best_action_index(self) -> int:
-        mean = (self.w + self.prior) / (self.n + 1)
-        return int(np.lexsort((-mean, -self.n))[0])
+        """The most visited edge; ties go to the best mean."""
+        return int(np.lexsort((-self.means(), -self.n))[0])
 
 
 @register
@@ -113,23 +126,24 @@ class MCTSAgent(Agent):
         self,
         seed: int | None = None,
         sims: int = 200,
-        c: float = 0.5,
+        c: float = 0.1,
         rollout: str = "none",
         depth: int = 0,
         batch: int = 8,
         widen: float = 2.0,
         time: float = 0.0,
         scale: float = 10.0,
+        deals: int = 16,
     ) -> None:
         super().__init__(seed)
         if sims < 1:
             raise ValueError(f"sims must be >= 1, got {sims}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
-        if depth < 0 or batch < 1 or widen <= 0 or c < 0 or time < 0 or scale <= 0:
-            raise ValueError("depth, c and time must be >= 0; batch, widen and scale must be > 0")
+        if depth < 0 or deals < 0 or c < 0 or time < 0 or batch < 1 or widen <= 0 or scale <= 0:
+            raise ValueError("depth, deals, c and time must be >= 0; batch, widen and scale must be > 0")
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
-        self.batch, self.widen, self.time_limit, self.scale = batch, widen, time, scale
+        self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
         self._kept: tuple[int, int, Node] | None = None  # (decisions, action, subtree) for reuse
 
     def reset(self, seed: int | None = None) -> None:
@@ -157,6 +171,9 @@ class MCTSAgent(Agent):
     def values(self, state: State, rows: np.ndarray | None = None) -> np.ndarray:
         return search.win_values(state, rows, self.scale)
 
+    def transform(self, est: np.ndarray, state: State, rows: np.ndarray) -> np.ndarray:
+        return search.win_transform(est, state, rows, self.scale)
+
     def search(self, state: State, game: int = 0) -> int:
         """The chosen action for one game of a batched state (which is not changed)."""
         root_state = search.plain_copy(state, np.array([game]))
@@ -169,35 +186,37 @@ class MCTSAgent(Agent):
             root = Node(int(root_state.current[0]))
             first = search.plain_copy(root_state)
             search.redeal(first, self.rng)
-            _, actions, values = search.turn_lookahead(first, self.values)
+            _, actions, values = search.turn_lookahead(first, self.transform)
             root.expand(actions, values)
+        deals = None
+        if self.deals > 0:
+            deals = search.plain_copy(root_state, np.zeros(self.deals, dtype=np.intp))
+            search.redeal(deals, self.rng)
         deadline = _time.perf_counter() + self.time_limit if self.time_limit > 0 else math.inf
         done = 0
         while done < self.sims and _time.perf_counter() < deadline:
             count = min(self.batch, self.sims - done)
-            self._simulate(root, root_state, count)
+            self._simulate(root, root_state, count, deals)
             done += count
         best = root.best_action_index()
         action = int(root.actions[best])
         self._keep_subtree(root_state, root, best)
         return action
 
-    def _simulate(self, root: Node, root_state: State, count: int) -> None:
+    def _simulate(self, root: Node, root_state: State, count: int, deals: State | None) -> None:
         """``count`` simulations from the root, sharing batched steps, expansions and rollouts."""
-        states = search.plain_copy(root_state, np.zeros(count, dtype=np.intp))
-        search.redeal(states, self.rng)
         paths: list[list[tuple[Node, int]]] = [[] for _ in range(count)]
         at = [root] * count
+        actions = np.full(count, -1, dtype=np.int64)
+        for i in range(count):
+            actions[i] = self._select(root, paths[i])
+        if deals is None:
+            states = search.plain_copy(root_state, np.zeros(count, dtype=np.intp))
+            search.redeal(states, self.rng)
+        else:  # the j-th visit of every root action plays deal j: paired comparisons
+            visit = [int(root.n[k]) - 1 for _, k in (p[0] for p in paths)]
+            states = deals.take(np.array(visit) % deals.batch_size)
         while True:
-            actions = np.full(count, -1, dtype=np.int64)
-            for i in range(count):
-                node = at[i]
-                if node.expanded and not node.terminal:
-                    k = node.select(self.c, self.widen)
-                    node.n[k] += 1  # virtual loss until the value comes back
-                    node.total += 1
-                    paths[i].append((node, k))
-                    actions[i] = node.actions[k]
             moved = np.flatnonzero(actions >= 0)
             if not len(moved):
                 break
@@ -211,6 +230,10 @@ class MCTSAgent(Agent):
                     child = Node(int(states.current[i]), terminal=phase == OVER)
                     node.children[key] = child
                 at[i] = child
+            actions = np.full(count, -1, dtype=np.int64)
+            for i in range(count):
+                if at[i].expanded and not at[i].terminal:
+                    actions[i] = self._select(at[i], paths[i])
 
         leaves = [i for i in range(count) if not at[i].terminal]
         fresh: dict[int, int] = {}  # node id -> simulation that expands it
@@ -219,9 +242,9 @@ class MCTSAgent(Agent):
                 fresh.setdefault(id(at[i]), i)
         if fresh:
             rows = np.array(sorted(fresh.values()))
-            games, actions, values = search.turn_lookahead(search.plain_copy(states, rows), self.values)
-            for j, i in enumerate(rows):
-                at[i].expand(actions[games == j], values[games == j])
+            games, actions, values = search.turn_lookahead(states, self.transform, rows)
+            for i in rows:
+                at[i].expand(actions[games == i], values[games == i])
 
         result = self.values(states)  # exact for finished games
         if leaves:
@@ -233,6 +256,14 @@ class MCTSAgent(Agent):
         for i in range(count):
             for node, k in paths[i]:
                 node.w[k] += result[i, node.player]
+
+    def _select(self, node: Node, path: list[tuple[Node, int]]) -> int:
+        """Pick an edge at an expanded node, count the visit (virtual loss until the value comes back)."""
+        k = node.select(self.c, self.widen)
+        node.n[k] += 1
+        node.total += 1
+        path.append((node, k))
+        return int(node.actions[k])
 
     def _rollout(self, states: State) -> np.ndarray:
         """Play ``depth`` decisions with the rollout policy on every game at once; their values."""

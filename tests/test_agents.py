@@ -9,7 +9,7 @@ from agents.base import make_agent
 from agents.greedy import GreedyAgent, greedy_actions
 from agents.mcts import MCTSAgent
 from hg_env.core import engine, search
-from hg_env.core.state import OVER
+from hg_env.core.state import OCCUPY, OVER
 from hg_env.game import Game
 from tests.invariants import check_tiles
 
@@ -134,13 +134,48 @@ def test_estimate_is_the_score_once_the_game_is_over() -> None:
     assert values.tolist() == [1.0, 0.0]
 
 
+def _stepped_values(state, action: int, actor: int) -> np.ndarray:
+    """Reference for turn_lookahead: step the action, then every occupant, keep the actor's best."""
+    copy = search.plain_copy(state)
+    engine.step(copy, [action])
+    if copy.phase[0] != OCCUPY or copy.current[0] != actor:
+        return search.estimated_final_scores(copy)[0]
+    options = [search.plain_copy(copy) for _ in np.flatnonzero(engine.legal_action_mask(copy)[0])]
+    for option, occupant in zip(options, np.flatnonzero(engine.legal_action_mask(copy)[0])):
+        engine.step(option, [occupant])
+    return max((search.estimated_final_scores(o)[0] for o in options), key=lambda v: v[actor])
+
+
+@pytest.mark.parametrize(("seed", "moves"), [(6, 20), (7, 90), (8, 140)])
+def test_turn_lookahead_placements_match_stepping_every_occupant(seed: int, moves: int) -> None:
+    game = _game_after(seed=seed, moves=moves)
+    if game.phase != "place":
+        game.step(int(greedy_actions(game.state, np.random.default_rng(0))[0]))
+    assert game.phase == "place"
+    state = search.plain_copy(game.state)
+    _, actions, values = search.turn_lookahead(state)
+    assert sorted(actions.tolist()) == game.legal_actions()
+    for action, value in zip(actions, values):
+        assert np.allclose(_stepped_values(state, int(action), game.current_player), value)
+
+
 def test_turn_lookahead_values_each_action_by_stepping_it() -> None:
     game = _game_after(seed=6, moves=21)
     assert game.phase == "occupy"
     state = search.plain_copy(game.state)
-    games, actions, values = search.turn_lookahead(state, search.estimated_final_scores)
+    games, actions, values = search.turn_lookahead(state)
     assert sorted(actions.tolist()) == game.legal_actions() and (games == 0).all()
     for action, value in zip(actions, values):
         copy = search.plain_copy(state)
         engine.step(copy, [action])
         assert np.allclose(search.estimated_final_scores(copy)[0], value)
+
+
+@pytest.mark.slow
+def test_agents_play_only_legal_actions_over_many_games() -> None:
+    for seed in range(40):
+        num_players = 2 + seed % 4
+        specs = ["greedy", "random", "greedy", "random", "greedy"][:num_players]
+        play(specs[seed % 2 :] + specs[: seed % 2], seed=1000 + seed)
+    for seed in range(4):
+        play(["mcts:sims=16", "greedy", "random"][: 2 + seed % 2], seed=2000 + seed)

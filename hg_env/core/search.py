@@ -11,21 +11,25 @@ The estimate (``estimated_final_scores``)
 ------------------------------------------
 Each seat's current score plus what its occupants are expected to bring::
 
-    forest / river with pawns   p_close * value         to the pawn majority (R6.1-R6.3)
-    meadow with hunters         meadow value now         to the hunter majority (R8.3, wildfire R7.17)
-                                + MEADOW_GROWTH * open * f
-    river system with huts      fish (+ lakes with the raft) to the hut majority (R8.2.3, R7.18)
+    forest / river with pawns   p_close * value              to the pawn majority (R6.1-R6.3)
+    meadow with hunters         meadow value now             to the hunter majority (R8.3, wildfire R7.17)
+    river system with huts      fish (+ lakes with the raft)  to the hut majority (R8.2.3, R7.18)
                                 + SYSTEM_GROWTH * open * f
-    each pawn in supply         PAWN_VALUE * f           (a free pawn still earns points)
+    each pawn in supply         PAWN_VALUE * f               (a free pawn still earns points)
 
     p_close = CLOSE_PER_OPEN ** open * min(1, R / (TILES_PER_OPEN * open))
 
-``open`` is the area's open connections (R2.15), ``R`` the regular tiles left
-and ``f = R / 78`` the fraction of the game still to play. A closed forest or
-river that is not scored yet (mid-turn) has ``p_close = 1``. Every occupant's
+``open`` is the area's open connections (R2.15), ``R`` the regular tiles not
+yet placed or discarded (the one in hand included) and ``f = R / 78`` the
+fraction of the game still to play. A forest or river closed by the tile just
+placed but not scored yet (mid-turn) has ``p_close = 1`` and its pawns count as
+back in supply, so the estimate does not jump when the turn is scored. Every
 contribution falls to its current points as the deck runs out, so at the end
 of the game the estimate equals the final score; a finished game's estimate is
-its score. The pit-trap bonus (R7.14) and the menhir extra turn are ignored.
+its score. The pit-trap bonus (R7.14), the menhir extra turn and future
+majority fights are ignored. The constants were set by greedy-vs-greedy
+matches (a growth term for meadows made greedy weaker: it put hunters on empty
+meadows).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core import engine
+from hg_env.core.actions import action_layout
 from hg_env.core.areas import lake_members, popcount
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
@@ -64,9 +69,8 @@ from hg_env.core.tiles import (
 # Constants of the estimate (see the module docstring).
 CLOSE_PER_OPEN = 0.8
 TILES_PER_OPEN = 3.0
-MEADOW_GROWTH = 0.5
 SYSTEM_GROWTH = 0.3
-PAWN_VALUE = 2.0
+PAWN_VALUE = 3.0
 
 
 # ---------------------------------------------------------------- hidden information
@@ -149,58 +153,129 @@ def close_probability(open_connections: np.ndarray, tiles_left: np.ndarray) -> n
     return np.where(open_connections <= 0, 1.0, CLOSE_PER_OPEN**open_connections * room)
 
 
+def tiles_left(state: State) -> np.ndarray:
+    """[B] regular tiles not yet placed or discarded, the one in hand included.
+
+    Counting the tile in hand keeps the estimate the same just before and just
+    after a turn ends (the next draw does not change it)."""
+    held = state.tile_to_place >= 0
+    in_hand = held & (TILE_KIND[np.maximum(state.tile_to_place, 0)] == KIND_REGULAR)
+    return (state.regular_len - state.regular_next + in_hand).astype(np.float64)
+
+
+def _area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Expected value of the (game, root) areas of the area partition to their pawn majority."""
+    kind = ZONE_TYPE[z]
+    counts = state.area.counts[g, z].astype(np.float64)
+    tiles = popcount(state.area.tiles[g, z]).astype(np.float64)
+    open_ = state.area.open[g, z].astype(np.float64)
+    fish = counts[:, C_FISH] + lake_members(state.area.lakes[g, z]).astype(np.float64) @ LAKE_FISH
+    fire = z == _special_root(state, state.area, "wildfire")[g]
+    meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire)
+    p = close_probability(open_, left)
+    return np.select(
+        [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
+        [p * forest_value(tiles, counts[:, C_MUSHROOMS]), p * river_value(tiles, fish), meadow],
+        0.0,
+    )
+
+
+def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Expected value of the (game, root) river systems to their hut majority."""
+    counts = state.system.counts[g, z].astype(np.float64)
+    raft = z == _special_root(state, state.system, "raft")[g]
+    value = counts[:, C_FISH] + np.where(raft, counts[:, C_LAKES], 0.0)
+    return value + SYSTEM_GROWTH * state.system.open[g, z] * left / len(REGULAR_TILES)
+
+
 def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.ndarray:
     """[B, 5] float (or [len(rows), 5]): each seat's score plus the expected value of its occupants.
 
-    See the module docstring.
+    See the module docstring. Finished games: their scores.
     """
+    keep = np.ones(state.batch_size, dtype=bool)
     if rows is not None:
-        keep = np.zeros(state.batch_size, dtype=bool)
+        keep[:] = False
         keep[rows] = True
-        return estimated_final_scores_where(state, keep)[rows]
-    return estimated_final_scores_where(state, np.ones(state.batch_size, dtype=bool))
-
-
-def estimated_final_scores_where(state: State, keep: np.ndarray) -> np.ndarray:
-    """``estimated_final_scores`` computed for the games where ``keep`` is set (others: their scores)."""
     est = state.score.astype(np.float64)
     live = (state.phase != OVER) & keep
-    tiles_left = (state.regular_len - state.regular_next).astype(np.float64)
-    frac = tiles_left / len(REGULAR_TILES)
+    left = tiles_left(state)
+    frac = left / len(REGULAR_TILES)
 
     # Pawns: forests, rivers (expected completion) and meadows (final scoring).
     g, z = _occupied_roots(state, state.area, PAWN, live)
     if len(g):
-        kind = ZONE_TYPE[z]
-        counts = state.area.counts[g, z].astype(np.float64)
-        tiles = popcount(state.area.tiles[g, z]).astype(np.float64)
-        open_ = state.area.open[g, z].astype(np.float64)
-        fish = counts[:, C_FISH] + lake_members(state.area.lakes[g, z]).astype(np.float64) @ LAKE_FISH
-        fire = z == _special_root(state, state.area, "wildfire")[g]
-        meadow = (
-            meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire)
-            + MEADOW_GROWTH * open_ * frac[g]
-        )
-        p = close_probability(open_, tiles_left[g])
-        value = np.select(
-            [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
-            [p * forest_value(tiles, counts[:, C_MUSHROOMS]), p * river_value(tiles, fish), meadow],
-            0.0,
-        )
-        np.add.at(est, g, value[:, None] * majority(state.area.occupants[g, z]))
+        pawns = state.area.occupants[g, z]
+        np.add.at(est, g, _area_values(state, g, z, left[g])[:, None] * majority(pawns))
+        # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
+        closed = (state.area.open[g, z] == 0) & (ZONE_TYPE[z] != Z_MEADOW)
+        np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
 
     # Huts: river systems score at the end whatever their state.
     g, z = _occupied_roots(state, state.system, HUT, live)
     if len(g):
-        counts = state.system.counts[g, z].astype(np.float64)
-        raft = z == _special_root(state, state.system, "raft")[g]
-        value = counts[:, C_FISH] + np.where(raft, counts[:, C_LAKES], 0.0)
-        value += SYSTEM_GROWTH * state.system.open[g, z] * frac[g]
-        np.add.at(est, g, value[:, None] * majority(state.system.occupants[g, z]))
+        np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(state.system.occupants[g, z]))
 
     est += PAWN_VALUE * state.supply[:, :, PAWN] * (frac * live)[:, None]
     seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
-    return np.where(seated, est, 0.0)
+    est = np.where(seated, est, 0.0)
+    return est if rows is None else est[rows]
+
+
+def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Estimated final scores after each occupant choice of games waiting to occupy, without stepping.
+
+    ``rows`` are games in the occupy phase. An occupant goes on an area (or
+    river system) with no occupant of its kind (R5.4, R5.5), so it makes the
+    placer the sole majority: the placer gains that area's value, and a pawn
+    leaves the supply unless its forest or river is closed (it comes back in
+    T5). Equals the estimate after stepping the choice, up to the pit-trap bonus.
+
+    Returns ``(games, actions, estimates)``, one row per (game, choice), ``none`` included.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    layout = action_layout(state.rules.reach)
+    base = estimated_final_scores(state, rows)
+    local, target = np.nonzero(state.occupy_mask[rows])
+    g = rows[local]
+    actor = state.current[g]
+    tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
+    left = tiles_left(state)[g]
+    gain = np.zeros(len(g))
+    pawn = target < 8
+    if pawn.any():
+        gp, zone = g[pawn], TILE_ZONE[tile[pawn], target[pawn]]
+        root = state.area.find(gp, zone)
+        closed = (state.area.open[gp, root] == 0) & (ZONE_TYPE[root] != Z_MEADOW)
+        supply = np.where(closed, 0.0, PAWN_VALUE * left[pawn] / len(REGULAR_TILES))
+        gain[pawn] = _area_values(state, gp, root, left[pawn]) - supply
+    hut = ~pawn
+    if hut.any():
+        gh, zone = g[hut], TILE_ZONE[tile[hut], target[hut] - 8]
+        gain[hut] = _system_values(state, gh, state.system.find(gh, zone), left[hut])
+    est = base[local]
+    est[np.arange(len(g)), actor] += gain
+    games = np.concatenate([rows, g])
+    actions = np.concatenate([np.full(len(rows), layout.none), layout.pawn + target])
+    estimates = np.concatenate([base, est])
+    order = np.argsort(games, kind="stable")
+    return games[order], actions[order], estimates[order]
+
+
+def win_transform(est: np.ndarray, state: State, rows: np.ndarray, scale: float = 10.0) -> np.ndarray:
+    """[n, 5] values in [0, 1] from estimated final scores ``est`` of games ``rows``: see ``win_values``."""
+    over = state.phase[rows] == OVER
+    frac = tiles_left(state)[rows] / len(REGULAR_TILES)
+    spread = scale * (1.0 + 2.0 * frac) / 3.0
+    diff = est[:, :, None] - est[:, None, :]  # [n, p, q]
+    soft = 1.0 / (1.0 + np.exp(-diff / spread[:, None, None]))
+    exact = 0.5 + 0.5 * np.sign(diff)
+    pairwise = np.where(over[:, None, None], exact, soft)
+    n = state.num_players[rows].astype(np.int64)
+    seated = np.arange(MAX_PLAYERS)[None, :] < n[:, None]
+    both = seated[:, :, None] & seated[:, None, :] & ~np.eye(MAX_PLAYERS, dtype=bool)
+    values = (pairwise * both).sum(-1) / np.maximum(n - 1, 1)[:, None]
+    return np.where(seated, values, 0.0)
 
 
 def win_values(state: State, rows: np.ndarray | None = None, scale: float = 10.0) -> np.ndarray:
@@ -212,58 +287,66 @@ def win_values(state: State, rows: np.ndarray | None = None, scale: float = 10.0
     at the end).
     """
     rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.intp)
-    est = estimated_final_scores(state, rows)
-    over = state.phase[rows] == OVER
-    est[over] = state.score[rows][over]
-    frac = (state.regular_len[rows] - state.regular_next[rows]) / len(REGULAR_TILES)
-    spread = scale * (1.0 + 2.0 * frac) / 3.0
-    diff = est[:, :, None] - est[:, None, :]  # [B, p, q]
-    soft = 1.0 / (1.0 + np.exp(-diff / spread[:, None, None]))
-    exact = 0.5 + 0.5 * np.sign(diff)
-    pairwise = np.where(over[:, None, None], exact, soft)
-    n = state.num_players[rows].astype(np.int64)
-    seated = np.arange(MAX_PLAYERS)[None, :] < n[:, None]
-    both = seated[:, :, None] & seated[:, None, :] & ~np.eye(MAX_PLAYERS, dtype=bool)
-    values = (pairwise * both).sum(-1) / np.maximum(n - 1, 1)[:, None]
-    return np.where(seated, values, 0.0)
+    return win_transform(estimated_final_scores(state, rows), state, rows, scale)
 
 
 # ---------------------------------------------------------------- one-turn lookahead
 
 
-def turn_lookahead(state: State, value_fn, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _identity(est: np.ndarray, state: State, rows: np.ndarray) -> np.ndarray:
+    return est
+
+
+def turn_lookahead(
+    state: State, transform=None, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every legal action of every running game, valued after the actor's best follow-up on the same tile.
 
-    ``value_fn(state, rows) -> [len(rows), 5]`` values positions for every
-    seat. Each legal action is stepped on its own copy (all copies at once).
-    When the same seat still has to decide on the same tile (the occupant after
-    a placement, the occupant after the shaman's retake), the follow-up that is
-    best for that seat is taken, recursively. Hidden tiles drawn when a turn
-    ends do not enter the values of the estimate; pass re-dealt states to stay
-    clear of the real deck order. ``rows`` limits the search to those games.
+    Positions are valued by ``transform(estimates, state, rows) -> [n, 5]`` of
+    their estimated final scores (default: the estimates themselves; e.g.
+    ``win_transform``). Each legal placement or retake is stepped on its own
+    copy (all copies at once). When the same seat then still decides on the
+    same tile, the follow-up best for that seat is taken: occupants are valued
+    without stepping (``occupant_estimates``), the occupant after the shaman's
+    retake by recursion. Hidden tiles drawn when a turn ends do not enter the
+    estimate; pass re-dealt states to stay clear of the real deck order.
+    ``rows`` limits the search to those games.
 
     Returns ``(games, actions, values)``: flat arrays, one row per (game, legal
     action), games in increasing order, ``values`` [n, 5].
     """
+    transform = transform or _identity
     rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.intp)
+    occupy = rows[state.phase[rows] == OCCUPY]
+    rows = rows[state.phase[rows] != OCCUPY]
+    parts = []
+    if len(occupy):
+        g, a, est = occupant_estimates(state, occupy)
+        parts.append((g, a, transform(est, state, g)))
     local, actions = np.nonzero(engine.legal_action_mask(state)[rows])
-    games = rows[local]
-    values = np.zeros((len(games), MAX_PLAYERS))
-    if not len(games):
-        return games, actions, values
-    kids = plain_copy(state, games)
-    actor = state.current[games]
-    engine.step(kids, actions.astype(np.int64))
-    same_tile = ((kids.phase == OCCUPY) | (kids.phase == RETAKE)) & (kids.current == actor)
-    done, follow = np.flatnonzero(~same_tile), np.flatnonzero(same_tile)
-    if len(done):
-        values[done] = value_fn(kids, done)
-    if len(follow):
-        sub_games, _, sub_values = turn_lookahead(kids, value_fn, follow)
-        group = np.searchsorted(follow, sub_games)
-        best = best_rows(group, sub_values[np.arange(len(sub_games)), actor[sub_games]], len(follow))
-        values[follow] = sub_values[best]
-    return games, actions, values
+    if len(local):
+        games = rows[local]
+        kids = plain_copy(state, games)
+        actor = state.current[games]
+        engine.step(kids, actions.astype(np.int64))
+        values = np.zeros((len(games), MAX_PLAYERS))
+        same = kids.current == actor
+        occ, ret = np.flatnonzero(same & (kids.phase == OCCUPY)), np.flatnonzero(same & (kids.phase == RETAKE))
+        done = np.flatnonzero(~(same & ((kids.phase == OCCUPY) | (kids.phase == RETAKE))))
+        if len(done):
+            values[done] = transform(estimated_final_scores(kids, done), kids, done)
+        for follow in (occ, ret):
+            if len(follow):
+                sub_games, _, sub_values = turn_lookahead(kids, transform, follow)
+                group = np.searchsorted(follow, sub_games)
+                best = best_rows(group, sub_values[np.arange(len(sub_games)), actor[sub_games]], len(follow))
+                values[follow] = sub_values[best]
+        parts.append((games, actions, values))
+    if not parts:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros((0, MAX_PLAYERS))
+    games = np.concatenate([p[0] for p in parts])
+    order = np.argsort(games, kind="stable")
+    return games[order], np.concatenate([p[1] for p in parts])[order], np.concatenate([p[2] for p in parts])[order]
 
 
 def best_rows(groups: np.ndarray, scores: np.ndarray, num_groups: int, rng: np.random.Generator | None = None):
