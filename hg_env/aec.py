@@ -178,7 +178,7 @@ class raw_env(AECEnv):
         state = self.game.state
         board = observe(state, np.zeros(1, dtype=np.intp), np.array([seat]))[0]
         if not self.game.is_over and seat == self.game.current_player:
-            mask = self.game.action_mask().astype(np.int8)
+            mask = self.game.action_mask().view(np.int8)  # bool and int8 share a layout: no copy
         else:
             mask = np.zeros(self.layout.size, dtype=np.int8)
         return {"observation": board, "action_mask": mask}

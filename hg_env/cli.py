@@ -1,7 +1,12 @@
 """The ``hgenv`` command line.
 
-    hgenv demo [--players N] [--seed S]        a seeded random game: scoring events and final scores
-    hgenv bench core [--seconds S] [--json]    batched core speed and memory
+Commands (``hgenv <command> --help`` for options)::
+
+    demo        a seeded game between random agents: scoring events and final scores
+    bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env)
+    tournament  rated round-robin between agents, resumable (needs the [train] extra)
+    replay      a saved game record as an animated GIF or a PNG of the board
+    play        play against agents in the terminal
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds), args.json)
         return 0
+    if args.what == "env":
+        bench.print_env(bench.bench_env(seconds=args.seconds), args.json)
+        return 0
     raise SystemExit(f"unknown benchmark {args.what!r}")
 
 
@@ -85,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core"])
+    bench.add_argument("what", choices=["core", "env"])
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)

@@ -51,7 +51,7 @@ class Game:
         self._regular_deck = s.regular_deck[0, : s.regular_len[0]].tolist()
         self._menhir_deck = s.menhir_deck[0, : s.menhir_len[0]].tolist()
         self.history: list[int] = []  # flat actions taken, in order
-        self._entries: list[list] = []  # the same decisions as record entries
+        self._retaken_zone: dict[int, int] = {}  # history index -> local zone of the pawn the shaman took
 
     # ------------------------------------------------------------ reading
 
@@ -224,10 +224,14 @@ class Game:
         """Apply one flat action (hg_env.core.actions); ValueError if it is not legal."""
         if not 0 <= action < self.layout.size:  # the batched core reads a negative action as "skip"
             raise ValueError(f"action {action} is outside the action space [0, {self.layout.size})")
-        entry = self._decision_entry(action)
+        layout, retaken = self.layout, None
+        if layout.retake <= action < layout.pit:  # records name the pawn's zone: read it before the pawn leaves
+            tile = self.state.board_tile[0, action - layout.retake]
+            retaken = int(self.state.occupant_local[0, tile]) if tile >= 0 else None
         engine.step(self.state, np.array([action], dtype=np.int64))
         self.history.append(int(action))
-        self._entries.append(entry)
+        if retaken is not None:
+            self._retaken_zone[len(self.history) - 1] = retaken
 
     def describe(self, action: int) -> str:
         return self.layout.describe(action, self.tile_to_place)
@@ -247,21 +251,20 @@ class Game:
         other.__dict__.update(self.__dict__)
         other.state = self.state.copy()
         other.history = list(self.history)
-        other._entries = list(self._entries)
+        other._retaken_zone = dict(self._retaken_zone)
         return other
 
     # ------------------------------------------------------------ records
 
     def decisions(self) -> list[list]:
         """The decisions taken so far, as record entries (see hg_env.record)."""
-        return [list(e) for e in self._entries]
-
-    def _decision_entry(self, action: int) -> list:
-        d = self.layout.decode(action)
-        if d[0] == "retake":
-            t = int(self.state.board_tile[0, self.rules.board.cell(d[1], d[2])])
-            return ["retake", d[1], d[2], int(self.state.occupant_local[0, t])]
-        return list(d)
+        out = []
+        for i, action in enumerate(self.history):
+            entry = list(self.layout.decode(action))
+            if entry[0] == "retake":
+                entry.append(self._retaken_zone[i])
+            out.append(entry)
+        return out
 
     def to_record(self, players: list[str] | None = None, meta: dict | None = None) -> dict:
         """A JSON-serialisable record; ``Game.from_record`` replays it to the identical state."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hg_env.core.areas import lake_members, popcount
+from hg_env.core.areas import WORTH_WEIGHTS, lake_members, popcount
 from hg_env.core.state import HUT, OVER, PAWN, State
 from hg_env.core.tiles import C_FISH, C_LAKES, C_MENHIRS, C_MUSHROOMS, LAKE_FISH, NUM_TILES, START_TILE, TILE_ZONE
 from tests.oracle import areas
@@ -66,6 +66,7 @@ def check_areas(state: State, game: int) -> None:
             assert part.open[game, r] == a["open"], (name, a["zones"], part.open[game, r], a["open"])
             assert popcount(part.tiles[g, [r]])[0] == len(a["tiles"]), (name, a["tiles"])
             assert part.tile_count[game, r] == len(a["tiles"]), (name, a["tiles"], part.tile_count[game, r])
+            assert part.worth[game, r] == part.counts[game, r] @ WORTH_WEIGHTS  # the additive value column
             assert (part.occupants[game, r] == a["occupants"]).all(), (name, part.occupants[game, r], a["occupants"])
             if name == "area":
                 lake_fish = int(lake_members(part.lakes[game, r]) @ LAKE_FISH)

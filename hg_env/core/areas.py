@@ -13,6 +13,9 @@ pre-joined in the system template, so placing a tile only joins zones along the
 sides it shares with its neighbours. Zones of tiles not on the board are never
 reached by a join, so they simply stay singletons.
 
+Every zone's parent is its root (quick-find): a join relabels the zones of the
+joined areas, so finding a root is a single lookup.
+
 Accumulators are valid at roots only:
 
 * ``open``: open connections (a join of areas a, b gives a + b - 2; a join of an
@@ -32,10 +35,12 @@ import numpy as np
 
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.tiles import (
+    AUROCHS,
     C_FISH,
     C_LAKES,
     C_MENHIRS,
     C_MUSHROOMS,
+    DEER,
     LAKE_FISH,
     MAMMOTH,
     NUM_COUNTS,
@@ -110,9 +115,15 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 #   3 lake_fish  fish of the distinct lakes attached to a river area (derived from the lake bitset)
 #   4..11        content counts, see tiles.NUM_COUNTS
 #   12..16       occupants per seat: pawns (area partition) or huts (system partition)
+#   17 worth     the additive part of the area's value: 3 x mushrooms + fish + 3 x mammoths
+#                + 2 x aurochs + deer (live animals); see observation.py
 SIZE, OPEN, TILES, LAKE_FISH, COUNTS = 0, 1, 2, 3, 4
 OCCUPANTS = COUNTS + NUM_COUNTS
-NUM_SUMS = OCCUPANTS + MAX_PLAYERS
+WORTH = OCCUPANTS + MAX_PLAYERS
+NUM_SUMS = WORTH + 1
+# Weights of the content counts in ``worth``: each area holds counts of its own kind only.
+WORTH_WEIGHTS = np.zeros(NUM_COUNTS, dtype=np.int16)
+WORTH_WEIGHTS[[C_MUSHROOMS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (3, 1, 3, 2, 1)
 # Columns of ``Partition.bits`` (uint64), merged by bitwise or: 0-1 tile ids, 2 lake numbers.
 TILE_BITS, LAKE_BITS = slice(0, TILE_WORDS), TILE_WORDS
 
@@ -151,7 +162,11 @@ class Partition:
 
     @property
     def occupants(self) -> np.ndarray:
-        return self.sums[..., OCCUPANTS:]
+        return self.sums[..., OCCUPANTS:WORTH]
+
+    @property
+    def worth(self) -> np.ndarray:
+        return self.sums[..., WORTH]
 
     @property
     def tiles(self) -> np.ndarray:
@@ -169,31 +184,13 @@ class Partition:
         return Partition(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
 
     def find(self, g: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """Roots of zones z in games g (any broadcastable shapes); compresses the paths."""
-        parent = self.parent.reshape(-1)
-        base = np.asarray(g) * NUM_ZONES
-        key = base + z
-        root = parent[key]
-        while True:
-            up = parent[base + root]
-            if (up == root).all():
-                break
-            root = up
-        parent[key] = root
-        return root
+        """Roots of zones z in games g (any broadcastable shapes): one lookup, as every
+        zone points straight at its root (joins relabel, see ``union``)."""
+        return self.parent[g, z]
 
     def all_roots(self, g: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """[G, Z] root of every zone of games g, by pointer jumping; compresses."""
-        root = self.parent[g].astype(np.intp)
-        parent = self.parent.reshape(-1)
-        base = (np.arange(self.parent.shape[0])[g] * NUM_ZONES)[:, None]
-        while True:
-            up = parent[base + root]
-            if (up == root).all():
-                break
-            root = up.astype(np.intp)
-        self.parent[g] = root
-        return root
+        """[G, Z] the root of every zone of games g."""
+        return self.parent[g]
 
     def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
         """Join the areas of zones a[i] and b[i] in games g[i], for every i at once.
@@ -203,8 +200,10 @@ class Partition:
         per pair (R2.15), whether it joins two areas or closes a loop."""
         if not len(g):
             return
-        ka = g * NUM_ZONES + self.find(g, a)
-        kb = g * NUM_ZONES + self.find(g, b)
+        n = len(g)
+        gg = np.concatenate([g, g])
+        keys_ab = gg * NUM_ZONES + self.parent[gg, np.concatenate([a, b])]
+        ka, kb = keys_ab[:n], keys_ab[n:]
         sums = self.sums.reshape(-1, NUM_SUMS)
         bits = self.bits.reshape(-1, self.bits.shape[-1])
         keys, keep, pair_root = _components(ka, kb, sums[:, SIZE])
@@ -212,10 +211,32 @@ class Partition:
         np.add.at(sums, keep[moved], sums[keys[moved]])
         np.add.at(sums[:, OPEN], pair_root, -2)
         np.bitwise_or.at(bits, keep[moved], bits[keys[moved]])
-        self.parent.reshape(-1)[keys[moved]] = keep[moved] % NUM_ZONES
+        _relabel(self.parent, keys[moved], keep[moved])
         grown = keep[moved]  # refresh the derived columns of the grown roots (repeats write equal values)
         sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
-        sums[grown, LAKE_FISH] = lake_fish_of(bits[grown, LAKE_BITS])
+        lakes = bits[grown, LAKE_BITS]
+        if lakes.any():  # only river areas flowing into lakes have any
+            sums[grown, LAKE_FISH] = lake_fish_of(lakes)
+
+
+_ZONE_IDS = np.arange(NUM_ZONES, dtype=np.int16)
+
+
+def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+    """Point every zone whose root is ``old[i]`` at ``new[i]`` (flat keys game * Z + zone).
+
+    Keeping every zone one step from its root makes ``find`` a single lookup; the
+    price is this pass over the zones of the games that joined areas."""
+    games = old // NUM_ZONES
+    if len(games) <= 16:  # few joins (the single-game case): cheaper with Python ints
+        rows = np.array(sorted(set(games.tolist())), dtype=np.intp)
+        row_of = np.searchsorted(rows, games)
+    else:
+        rows, row_of = np.unique(games, return_inverse=True)
+    remap = np.broadcast_to(_ZONE_IDS, (len(rows), NUM_ZONES)).copy()  # identity per game
+    remap[row_of, old % NUM_ZONES] = new % NUM_ZONES
+    offsets = (np.arange(len(rows)) * NUM_ZONES)[:, None]
+    parent[rows] = np.take(remap, parent[rows] + offsets)
 
 
 def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -304,5 +325,10 @@ def _system_template() -> Partition:
     return part
 
 
-AREA_TEMPLATE = _area_template()
-SYSTEM_TEMPLATE = _system_template()
+def _with_worth(part: Partition) -> Partition:
+    part.worth[:] = part.counts @ WORTH_WEIGHTS
+    return part
+
+
+AREA_TEMPLATE = _with_worth(_area_template())
+SYSTEM_TEMPLATE = _with_worth(_system_template())

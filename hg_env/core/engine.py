@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import tile_members
+from hg_env.core.areas import WORTH_WEIGHTS, tile_members
 from hg_env.core.rules import Rules
 from hg_env.core.scoring import (
     deer_eaten,
@@ -80,6 +80,8 @@ from hg_env.core.tiles import (
 )
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
+_COMPAT_ROWS = COMPAT.reshape(-1, 4)  # row tile * _NEED_CODES + need code: fits per rotation
+_NEED_CODES = COMPAT.shape[1]
 _OPPOSITE_SHIFT = (2 * ((np.arange(4) + 2) % 4)).astype(np.uint16)  # need-code bits of the facing side
 
 
@@ -132,23 +134,20 @@ def reset_games(state: State, games: np.ndarray, seeds: list[int | None], num_pl
 def legal_action_mask(state: State) -> np.ndarray:
     """[B, A] bool: the legal actions of each game (all False once it is over)."""
     layout = action_layout(state.rules.reach)
-    b = state.batch_size
-    mask = np.zeros((b, layout.size), dtype=bool)
-    place = state.phase == PLACE
-    mask[place, : layout.pawn] = state.place_mask[place].reshape(-1, layout.pawn)
-    occupy = state.phase == OCCUPY
-    mask[occupy, layout.pawn : layout.retake] = state.occupy_mask[occupy]
-    retake = np.flatnonzero(state.phase == RETAKE)
-    if len(retake):
-        own = _own_pawns(state, retake)
-        gi, ti = np.nonzero(own)
-        mask[retake[gi], layout.retake + state.tile_cell[retake[gi], ti]] = True
-    pit = np.flatnonzero(state.phase == PIT_TRAP)
-    if len(pit):
-        k = np.arange(layout.none - layout.pit)
-        lo, hi = state.pit_range[pit, :1], state.pit_range[pit, 1:]
-        mask[pit, layout.pit : layout.none] = (k >= lo) & (k <= hi)
-    mask[occupy | (state.phase == RETAKE), layout.none] = True
+    mask = np.zeros((state.batch_size, layout.size), dtype=bool)
+    for phase, g in _by_phase(state, np.zeros(state.batch_size, dtype=np.int64)).items():
+        if phase == PLACE:
+            mask[g, : layout.pawn] = state.place_mask[g].reshape(len(g), -1)
+        elif phase == OCCUPY:
+            mask[g, layout.pawn : layout.retake] = state.occupy_mask[g]
+        elif phase == RETAKE:
+            gi, ti = np.nonzero(_own_pawns(state, g))
+            mask[g[gi], layout.retake + state.tile_cell[g[gi], ti]] = True
+        elif phase == PIT_TRAP:
+            k = np.arange(layout.none - layout.pit)
+            mask[g, layout.pit : layout.none] = (k >= state.pit_range[g, :1]) & (k <= state.pit_range[g, 1:])
+        if phase in (OCCUPY, RETAKE):
+            mask[g, layout.none] = True
     return mask
 
 
@@ -277,7 +276,7 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
         gg = g[todo]
         tile = deck[gg, nxt[gg]].astype(np.intp)
         nxt[gg] += 1
-        fits = COMPAT[tile[:, None], state.need[gg]]  # [G, N, rot]
+        fits = np.take(_COMPAT_ROWS, tile[:, None] * _NEED_CODES + state.need[gg], axis=0)  # [G, N, rot]
         ok = fits.reshape(len(gg), -1).any(1)
         state.tile_to_place[gg[ok]] = tile[ok]
         state.place_mask[gg[ok]] = fits[ok]
@@ -395,9 +394,10 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
     zones = np.maximum(TILE_ZONE[tile], 0)
     gg, seat = g[:, None], state.current[g]
     area_free = state.area.occupants[gg, state.area.find(gg, zones)].sum(-1) == 0  # R5.4
-    system_free = state.system.occupants[gg, state.system.find(gg, zones)].sum(-1) == 0  # R5.5
     pawn = PAWN_TARGETS[tile] & area_free[:, :8] & (state.supply[g, seat, PAWN] > 0)[:, None]
-    hut = HUT_TARGETS[state.rules.hut_targets][tile] & system_free & (state.supply[g, seat, HUT] > 0)[:, None]
+    hut = HUT_TARGETS[state.rules.hut_targets][tile] & (state.supply[g, seat, HUT] > 0)[:, None]
+    if hut.any():  # most tiles hold no water: skip the river-system lookups
+        hut &= state.system.occupants[gg, state.system.find(gg, zones)].sum(-1) == 0  # R5.5
     return np.concatenate([pawn, hut], axis=1)
 
 
@@ -516,7 +516,8 @@ def _hunting_trap(state: State, g: np.ndarray) -> None:
     state.cancelled[g[rows], zone] += cancel.astype(np.int8)
     removed = np.zeros((len(g), 4), dtype=np.int64)
     np.add.at(removed, rows, cancel)
-    state.area.counts[g, root, MAMMOTH : TIGER + 1] -= removed.astype(np.int8)
+    state.area.counts[g, root, MAMMOTH : TIGER + 1] -= removed.astype(np.int16)
+    state.area.worth[g, root] -= (removed @ WORTH_WEIGHTS[MAMMOTH : TIGER + 1]).astype(np.int16)
 
 
 def _special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:

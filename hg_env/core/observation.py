@@ -48,23 +48,18 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.areas import COUNTS, LAKE_FISH, OCCUPANTS, OPEN, TILES
+from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH
 from hg_env.core.rules import MAX_PLAYERS
-from hg_env.core.scoring import river_system_value
 from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
 from hg_env.core.tiles import (
     ANIMALS,
-    AUROCHS,
-    C_FISH,
     C_LAKES,
-    C_MUSHROOMS,
     DEER,
     DIRECTION_NAMES,
-    MAMMOTH,
-    NUM_COUNTS,
     NUM_TILES,
     NUM_ZONES,
     SIDE_TYPE,
+    SPECIAL_TILE,
     SPECIAL_ZONE,
     SPECIALS,
     TIGER,
@@ -166,10 +161,10 @@ def _zones_by_type() -> np.ndarray:
     """``[k, tile, type]`` the tile's k-th zone of each area type, as an index into the
     stacked zone table of ``_area_features``.
 
-    The stacked table has the area partition's zones at 0..Z-1, a zero row at Z,
-    the system partition's zones at Z+1..2Z and a zero row at 2Z+1; missing
-    zones point at the zero rows. Types: forest, meadow, river, system."""
-    groups = [((Z_FOREST,), 0), ((Z_MEADOW,), 0), ((Z_RIVER,), 0), ((Z_RIVER, Z_LAKE), NUM_ZONES + 1)]
+    The stacked table has the area partition's zones at 0..Z-1, the system
+    partition's zones at Z..2Z-1 and a zero row at 2Z, where missing zones point.
+    Types: forest, meadow, river, system."""
+    groups = [((Z_FOREST,), 0), ((Z_MEADOW,), 0), ((Z_RIVER,), 0), ((Z_RIVER, Z_LAKE), NUM_ZONES)]
     lists = [
         [[z + offset for z in TILE_ZONE[t] if z >= 0 and ZONE_TYPE[z] in kinds] for kinds, offset in groups]
         for t in range(NUM_TILES)
@@ -177,17 +172,16 @@ def _zones_by_type() -> np.ndarray:
     width = max(len(zs) for per_tile in lists for zs in per_tile)
     table = np.empty((width, NUM_TILES, len(groups)), dtype=np.intp)
     for t, per_tile in enumerate(lists):
-        for i, ((_, offset), zs) in enumerate(zip(groups, per_tile)):
-            table[:, t, i] = zs + [offset + NUM_ZONES] * (width - len(zs))
+        for i, zs in enumerate(per_tile):
+            table[:, t, i] = zs + [2 * NUM_ZONES] * (width - len(zs))
     return table
 
 
 _ZONE_SLOTS = _zones_by_type()
-# Area value (R6.2, R6.3, R8.3) = counts @ _VALUE_COUNTS + tiles * _VALUE_TILES[z] + lake fish - eaten deer.
-# Forests only count mushrooms, rivers fish, meadows animals, so one weight vector serves all three.
-_VALUE_COUNTS = np.zeros(NUM_COUNTS, dtype=np.int16)
-_VALUE_COUNTS[[C_MUSHROOMS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (3, 1, 3, 2, 1)
-_VALUE_TILES = np.select([ZONE_TYPE == Z_FOREST, ZONE_TYPE == Z_RIVER], [2, 1], 0).astype(np.int16)
+# Value of an area (R6.2, R6.3, R8.3) or river system (R8.2.3, R7.18), over the stacked zones:
+#   worth (areas.WORTH) + tiles * _VALUE_TILES + lake fish - eaten deer (meadows) + lakes (raft system).
+_VALUE_TILES = np.zeros(2 * NUM_ZONES + 1, dtype=np.int16)  # systems and the zero row: 0
+_VALUE_TILES[:NUM_ZONES] = np.select([ZONE_TYPE == Z_FOREST, ZONE_TYPE == Z_RIVER], [2, 1], 0)
 
 
 @cache
@@ -222,27 +216,28 @@ def observe(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     g = np.asarray(games, dtype=np.intp)
     seats = np.asarray(seats, dtype=np.intp)
     board = state.board
-    n_games, cells = len(g), board.num_cells
-    n_board, n_info = len(BOARD_CHANNELS), info_planes(board.reach)
+    n, cells = len(g), board.num_cells
+    n_board, n_static = len(BOARD_CHANNELS), len(STATIC_CHANNELS)
+    d0 = n_static + len(TILE_CHANNELS)  # first decision plane
+    # Built cell-major [G, N, C] so that whole rows are gathered (np.take copies each
+    # cell's channels at once), then transposed once at the end.
+    out = np.zeros((n, cells, n_board), dtype=np.uint8)
     board_tile = state.board_tile[g].astype(np.intp)
     placed = board_tile >= 0
-    # Built cell-major [G, N, C] (each cell's channels contiguous), transposed once at the end.
-    out = np.zeros((n_games, cells, n_board), dtype=np.uint8)
-    n_static = len(STATIC_CHANNELS)
-    out[:, :, :n_static] = STATIC[np.where(placed, board_tile * 4 + state.board_rot[g], _EMPTY_KEY)]
-    per_tile = _tile_features(state, g, seats)  # [G, 96, F] (row 95: empty cell)
-    tile_row = np.where(placed, board_tile, NUM_TILES) + (np.arange(n_games) * (NUM_TILES + 1))[:, None]
-    d0 = n_static + per_tile.shape[2]
-    out[:, :, n_static:d0] = per_tile.reshape(-1, per_tile.shape[2])[tile_row]
+    out[:, :, :n_static] = np.take(STATIC, np.where(placed, board_tile * 4 + state.board_rot[g], _EMPTY_KEY), axis=0)
+    order = _seat_order(state, g, seats)
+    per_tile = _tile_features(state, g, order)  # [G, 96, F] (row 95: empty cell)
+    tile_row = np.where(placed, board_tile, NUM_TILES) + (np.arange(n) * (NUM_TILES + 1))[:, None]
+    out[:, :, n_static:d0] = np.take(per_tile.reshape(-1, per_tile.shape[2]), tile_row, axis=0)
     in_place = state.phase[g] == PLACE
     out[in_place, :, d0 : d0 + 4] = state.place_mask[g[in_place]]
     last = state.last_cell[g]
     has_last = last >= 0
     out[np.flatnonzero(has_last), last[has_last], d0 + 4] = 1
-    info = np.zeros((n_games, n_info * cells), dtype=np.uint8)
-    info[:, : len(INFO_FIELDS)] = _info_vector(state, g, seats)
-    planes = np.concatenate([out.transpose(0, 2, 1), info.reshape(n_games, n_info, cells)], axis=1)
-    return planes.reshape(n_games, -1, board.size, board.size)
+    info = np.zeros((n, info_planes(board.reach) * cells), dtype=np.uint8)
+    info[:, : len(INFO_FIELDS)] = _info_vector(state, g, seats, order)
+    planes = np.concatenate([out.transpose(0, 2, 1), info.reshape(n, -1, cells)], axis=1)
+    return planes.reshape(n, -1, board.size, board.size)
 
 
 def _seat_order(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -253,14 +248,15 @@ def _seat_order(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return np.where(k < num_players, (seats[:, None] + k) % num_players, k)
 
 
-def _tile_features(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+def _tile_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray:
     """[G, 96, len(TILE_CHANNELS)] dynamic features per tile id; row 95 (empty) is zeros."""
     n = len(g)
-    order = _seat_order(state, g, seats)
     feats = np.zeros((n, NUM_TILES + 1, len(TILE_CHANNELS)), dtype=np.uint8)
-    cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)  # [G, 95, 4]
-    feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] = _PRINTED_ANIMALS - cancelled
-    feats[:, :NUM_TILES, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
+    feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] = _PRINTED_ANIMALS
+    if (state.tile_cell[g, SPECIAL_TILE["hunting_trap"]] >= 0).any():  # only the trap cancels animals
+        cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)  # [G, 95, 4]
+        feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] -= cancelled.astype(np.uint8)
+        feats[:, :NUM_TILES, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
     gi, ti = np.nonzero(state.occupant_seat[g] >= 0)
     seat = state.occupant_seat[g[gi], ti]
     relative = np.argmax(order[gi] == seat[:, None], axis=1)
@@ -273,43 +269,49 @@ def _tile_features(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray
 
 def _area_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray:
     """[G, 95, 4 * len(AREA_FEATURES)] area features per tile and area type."""
-    n = len(g)
-    zone = np.zeros((n, 2 * (NUM_ZONES + 1), len(AREA_FEATURES)), dtype=np.int16)  # stacked, see _zones_by_type
-    for offset, part in ((0, state.area), (NUM_ZONES + 1, state.system)):
-        roots = part.all_roots(g)
-        keys = g[:, None] * NUM_ZONES + roots  # [G, Z] flat row of each zone's root
-        width = part.sums.shape[-1]
-        sums = part.sums.reshape(-1, width)[keys]  # [G, Z, columns]
-        occupants = part.sums.reshape(-1)[(keys * width)[:, :, None] + (OCCUPANTS + order)[:, None, :]]
-        tiles = sums[..., TILES]
-        counts = sums[..., COUNTS:OCCUPANTS]
-        if part is state.area:  # each area holds counts of its own type only, so one weighting serves all
-            fire = roots == _root_of(state, g, roots, "wildfire")[:, None]
-            eaten = np.where(fire, 0, np.minimum(counts[..., DEER], counts[..., TIGER]))
-            value = counts @ _VALUE_COUNTS + tiles * _VALUE_TILES + sums[..., LAKE_FISH] - eaten
-        else:
-            raft = roots == _root_of(state, g, roots, "raft")[:, None]
-            value = river_system_value(counts[..., C_FISH], counts[..., C_LAKES], raft)
-        block = zone[:, offset : offset + NUM_ZONES]
-        block[..., 0] = sums[..., OPEN]
-        block[..., 1] = tiles
-        block[..., 2] = value
-        block[..., 3:] = occupants  # by relative seat
-    np.minimum(zone, 255, out=zone)
-    per_type = np.take(zone, _ZONE_SLOTS, axis=1).max(axis=1)  # [G, 95, type, F]: max over a tile's zones
-    return per_type.reshape(n, NUM_TILES, -1).astype(np.uint8)
+    n, z = len(g), NUM_ZONES
+    area_roots, system_roots = state.area.all_roots(g), state.system.all_roots(g)
+    # The root accumulators of every zone, areas then systems, then a zero row (see _zones_by_type).
+    sums = np.empty((n, 2 * z + 1, NUM_SUMS), dtype=np.int16)
+    sums[:, -1] = 0
+    offsets = g[:, None] * z
+    np.take(state.area.sums.reshape(-1, NUM_SUMS), offsets + area_roots, axis=0, out=sums[:, :z], mode="clip")
+    np.take(state.system.sums.reshape(-1, NUM_SUMS), offsets + system_roots, axis=0, out=sums[:, z:-1], mode="clip")
+    value = sums[..., WORTH] + sums[..., TILES] * _VALUE_TILES + sums[..., LAKE_FISH]
+    eaten = np.minimum(sums[:, :z, COUNTS + DEER], sums[:, :z, COUNTS + TIGER])
+    fire = _special_root(state, g, area_roots, "wildfire")
+    if fire is not None:  # R7.17: tigers eat no deer in the wildfire's meadow
+        eaten[area_roots == fire[:, None]] = 0
+    value[:, :z] -= eaten
+    raft = _special_root(state, g, system_roots, "raft")
+    if raft is not None:  # R7.18: the raft's system scores its lakes too
+        value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
+    # Reuse the copy's columns so that [open, tiles, value, occupants by relative seat] sit side by side.
+    occupants = np.take(sums, _row_offsets(n) + (OCCUPANTS + order)[:, None, :])
+    sums[..., LAKE_FISH] = value
+    sums[..., COUNTS : COUNTS + MAX_PLAYERS] = occupants
+    features = sums[..., OPEN : COUNTS + MAX_PLAYERS]  # the AREA_FEATURES, in order
+    per_type = np.take(features, _ZONE_SLOTS, axis=1).max(axis=1)  # [G, 95, type, F]: max over a tile's zones
+    return np.minimum(per_type, 255).reshape(n, NUM_TILES, -1).astype(np.uint8)
 
 
-def _root_of(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray:
-    """Root of a special power's zone per game, -2 where its tile is not on the board."""
+@cache
+def _row_offsets(n: int) -> np.ndarray:
+    """[n, 2Z+1, 1] flat offset of each row of _area_features' stacked table."""
+    rows = n * (2 * NUM_ZONES + 1)
+    return (np.arange(rows) * NUM_SUMS).reshape(n, -1, 1)
+
+
+def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray | None:
+    """[G] root of a special power's zone (-1 where its tile is not placed); None if nowhere placed."""
     zone = SPECIAL_ZONE[power]
-    return np.where(state.tile_cell[g, ZONE_TILE[zone]] >= 0, roots[:, zone], -2)  # -2: never a root
+    placed = state.tile_cell[g, ZONE_TILE[zone]] >= 0
+    return np.where(placed, roots[:, zone], -1) if placed.any() else None
 
 
-def _info_vector(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+def _info_vector(state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> np.ndarray:
     n = len(g)
     rows = np.arange(n)
-    order = _seat_order(state, g, seats)
     info = np.zeros((n, len(INFO_FIELDS)), dtype=np.int64)
     score = np.minimum(state.score[g[:, None], order], 255 * 256 + 255)
     supply = state.supply[g[:, None], order]  # [G, 5, 2]
@@ -332,14 +334,9 @@ def _info_vector(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     tile = state.tile_to_place[g].astype(np.intp)  # int8 ids would overflow in the offset sum
     has = tile >= 0
     info[rows[has], _INFO["to_place_t0"] + tile[has]] = 1
-    unseen = info[:, _INFO["unseen_t0"] :]
-    for deck, nxt, length in (
-        (state.regular_deck, state.regular_next, state.regular_len),
-        (state.menhir_deck, state.menhir_next, state.menhir_len),
-    ):
-        idx = np.arange(deck.shape[1])
-        in_deck = (idx >= nxt[g, None]) & (idx < length[g, None])
-        unseen[np.nonzero(in_deck)[0], deck[g][in_deck]] = 1
+    unseen = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g]
+    unseen[rows[has], tile[has]] = False
+    info[:, _INFO["unseen_t0"] :] = unseen
     return info.astype(np.uint8)
 
 

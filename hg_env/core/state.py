@@ -37,6 +37,7 @@ class State:
     need: np.ndarray  # [B, N] uint16 need code of each cell (tiles.COMPAT), +256 occupied
     tile_cell: np.ndarray  # [B, 95] int16 cell of each tile, -1 when not on the board
     discarded: np.ndarray  # [B, 95] bool tile drawn and discarded as unplaceable (R4.4)
+    dealt: np.ndarray  # [B, 95] bool tile dealt into one of the decks
     regular_deck: np.ndarray  # [B, 78] int8 regular deck in draw order, -1 padding
     regular_len: np.ndarray  # [B] int16 tiles in the regular deck
     regular_next: np.ndarray  # [B] int16 index of the next regular tile to draw
@@ -136,6 +137,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         need=np.zeros((b, n), dtype=np.uint16),
         tile_cell=np.full((b, NUM_TILES), -1, dtype=np.int16),
         discarded=np.zeros((b, NUM_TILES), dtype=bool),
+        dealt=np.zeros((b, NUM_TILES), dtype=bool),
         regular_deck=np.full((b, len(REGULAR_TILES)), -1, dtype=np.int8),
         regular_len=np.zeros(b, dtype=np.int16),
         regular_next=np.zeros(b, dtype=np.int16),
@@ -199,3 +201,5 @@ def deal_decks(
         state.regular_len[i] = len(regular)
         state.menhir_deck[i, : len(menhir)] = menhir
         state.menhir_len[i] = len(menhir)
+        state.dealt[i, regular] = True
+        state.dealt[i, menhir] = True
