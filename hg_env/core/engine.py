@@ -131,23 +131,33 @@ def reset_games(state: State, games: np.ndarray, seeds: list[int | None], num_pl
 # ---------------------------------------------------------------- decisions
 
 
-def legal_action_mask(state: State) -> np.ndarray:
-    """[B, A] bool: the legal actions of each game (all False once it is over)."""
+def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarray:
+    """[B, A] bool: the legal actions of each game (all False once it is over).
+
+    With ``games``, only those games: [len(games), A], rows in that order."""
     layout = action_layout(state.rules.reach)
-    mask = np.zeros((state.batch_size, layout.size), dtype=bool)
-    for phase, g in _by_phase(state, np.zeros(state.batch_size, dtype=np.int64)).items():
+    if games is not None:
+        games = np.asarray(games, dtype=np.intp)
+        rows = np.full(state.batch_size, -1, dtype=np.int64)
+        rows[games] = np.arange(len(games))
+        selected = rows >= 0
+    else:
+        rows, selected = np.arange(state.batch_size), np.ones(state.batch_size, dtype=bool)
+    mask = np.zeros((int(selected.sum()), layout.size), dtype=bool)
+    for phase, g in _by_phase(state, np.where(selected, 0, -1)).items():
+        r = rows[g]
         if phase == PLACE:
-            mask[g, : layout.pawn] = state.place_mask[g].reshape(len(g), -1)
+            mask[r, : layout.pawn] = state.place_mask[g].reshape(len(g), -1)
         elif phase == OCCUPY:
-            mask[g, layout.pawn : layout.retake] = state.occupy_mask[g]
+            mask[r, layout.pawn : layout.retake] = state.occupy_mask[g]
         elif phase == RETAKE:
             gi, ti = np.nonzero(_own_pawns(state, g))
-            mask[g[gi], layout.retake + state.tile_cell[g[gi], ti]] = True
+            mask[r[gi], layout.retake + state.tile_cell[g[gi], ti]] = True
         elif phase == PIT_TRAP:
             k = np.arange(layout.none - layout.pit)
-            mask[g, layout.pit : layout.none] = (k >= state.pit_range[g, :1]) & (k <= state.pit_range[g, 1:])
+            mask[r, layout.pit : layout.none] = (k >= state.pit_range[g, :1]) & (k <= state.pit_range[g, 1:])
         if phase in (OCCUPY, RETAKE):
-            mask[g, layout.none] = True
+            mask[r, layout.none] = True
     return mask
 
 
