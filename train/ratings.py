@@ -251,6 +251,7 @@ def plot(summary: Summary, path: str) -> None:
     x = np.arange(len(rows))
     ax.errorbar(x, [r.mu for r in rows], yerr=[3 * r.sigma for r in rows], fmt="o", capsize=5, color="tab:blue")
     ax.set_xticks(x, [r.agent for r in rows], rotation=20, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel("openskill rating (mu ± 3 sigma)")
     ax.set_title(f"Plackett-Luce ratings, {summary.total_games} games", fontsize=10)
     ax.grid(axis="y", alpha=0.3)

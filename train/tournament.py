@@ -40,6 +40,7 @@ import itertools
 import json
 import math
 import os
+import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -120,52 +121,36 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
 
 
 def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) -> dict:
-    """Play one scheduled game; returns its result line (see the module docstring)."""
+    """Play one scheduled game; returns its result line (see the module docstring).
+
+    ``agents`` caches built agents by spec between games (each is reset with
+    its seed for every game). Agents get a copy of the game as their hook.
+    """
     agents = {} if agents is None else agents
     n = len(game_spec.agents)
     game = Game(num_players=n, seed=game_spec.deck_seed)
     seconds = [0.0] * n
-    error = None
     started = time.perf_counter()
-    try:
-        seated = []
-        for seat, spec in enumerate(game_spec.agents):
-            if spec not in agents:
-                agents[spec] = make_agent(spec)
-            agents[spec].reset(game_spec.agent_seeds[seat])
-            seated.append(agents[spec])
-    except Exception as err:  # an agent that cannot even be built loses at seat 0 of its own
-        seat = next(i for i, spec in enumerate(game_spec.agents) if spec not in agents)
-        error = {"seat": seat, "agent": game_spec.agents[seat], "decision": 0, "message": _message(err)}
-        seated = []
+    seated, error = _seat_agents(game_spec, agents)
     while error is None and not game.is_over:
-        seat = game.current_player
-        mask = game.action_mask()
+        seat, mask = game.current_player, game.action_mask()
         t0 = time.perf_counter()
         try:
             obs = _observation(game, seat) if seated[seat].uses_observation else None
             action = seated[seat].act(obs, mask.copy(), game.copy())
         except Exception as err:
-            error = {"seat": seat, "agent": game_spec.agents[seat], "decision": len(game.history)}
-            error["message"] = _message(err)
+            error = _error(game_spec, seat, len(game.history), _message(err))
             break
         finally:
             seconds[seat] += time.perf_counter() - t0
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < len(mask) or not mask[action]:
-            what = (
-                game.describe(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < len(mask) else ""
-            )
-            error = {
-                "seat": seat,
-                "agent": game_spec.agents[seat],
-                "decision": len(game.history),
-                "message": f"illegal action {action!r} {what}".strip(),
-            }
+        in_range = isinstance(action, (int, np.integer)) and 0 <= action < len(mask)
+        if not (in_range and mask[action]):
+            what = f" ({game.describe(int(action))})" if in_range else ""
+            error = _error(game_spec, seat, len(game.history), f"illegal action {action!r}{what}")
             break
         game.step(int(action))
-    scores = game.scores
-    ranks = ratings.ranks_from_scores(scores, loser=None if error is None else error["seat"])
-    result = {
+    ranks = ratings.ranks_from_scores(game.scores, loser=None if error is None else error["seat"])
+    return {
         "index": game_spec.index,
         "game": game_spec.game_id,
         "table": game_spec.table,
@@ -174,7 +159,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "deck_seed": game_spec.deck_seed,
         "agent_seeds": list(game_spec.agent_seeds),
         "agents": list(game_spec.agents),
-        "scores": scores,
+        "scores": game.scores,
         "ranks": ranks,
         "winners": [s for s, r in enumerate(ranks) if r == 1],
         "error": error,
@@ -183,7 +168,24 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "agent_seconds": [round(s, 3) for s in seconds],
         "record": game.to_record(players=list(game_spec.agents), meta={"tournament_game": game_spec.game_id}),
     }
-    return result
+
+
+def _seat_agents(game_spec: ScheduledGame, agents: dict[str, Agent]) -> tuple[list[Agent], dict | None]:
+    """The agent of every seat, reset with its seed; an agent that cannot be built loses the game."""
+    seated = []
+    for seat, spec in enumerate(game_spec.agents):
+        try:
+            if spec not in agents:
+                agents[spec] = make_agent(spec)
+            agents[spec].reset(game_spec.agent_seeds[seat])
+        except Exception as err:
+            return [], _error(game_spec, seat, 0, _message(err))
+        seated.append(agents[spec])
+    return seated, None
+
+
+def _error(game_spec: ScheduledGame, seat: int, decision: int, message: str) -> dict:
+    return {"seat": seat, "agent": game_spec.agents[seat], "decision": decision, "message": message}
 
 
 def _message(err: BaseException) -> str:
@@ -318,6 +320,7 @@ def run_tournament(
         desc="tournament",
         disable=not progress,
         dynamic_ncols=True,
+        mininterval=0.5 if sys.stderr.isatty() else 60.0,  # a log file gets a line a minute
     )
     last_summary = time.monotonic()
     try:
@@ -328,7 +331,7 @@ def run_tournament(
                 os.fsync(f.fileno())
                 in_schedule.append(result)
                 bar.update(1)
-                bar.set_postfix_str(_short(result))
+                bar.set_postfix_str(_short(result), refresh=False)
                 if time.monotonic() - last_summary > SUMMARY_EVERY_S:
                     write_summary(out, config, in_schedule, plot=False)
                     last_summary = time.monotonic()
