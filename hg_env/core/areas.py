@@ -233,7 +233,7 @@ def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
         row_of = np.searchsorted(rows, games)
     else:
         rows, row_of = np.unique(games, return_inverse=True)
-    remap = np.broadcast_to(_ZONE_IDS, (len(rows), NUM_ZONES)).copy()  # identity per game
+    remap = np.tile(_ZONE_IDS, (len(rows), 1))  # identity per game
     remap[row_of, old % NUM_ZONES] = new % NUM_ZONES
     offsets = (np.arange(len(rows)) * NUM_ZONES)[:, None]
     parent[rows] = np.take(remap, parent[rows] + offsets)

@@ -61,6 +61,7 @@ from hg_env.core.tiles import (
     HUT_TARGETS,
     MAMMOTH,
     MAX_LOCAL_ZONES,
+    NUM_TILES,
     NUM_ZONES,
     PAWN_TARGETS,
     RIVER,
@@ -80,6 +81,7 @@ from hg_env.core.tiles import (
 )
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
+_IMMEDIATE_POWER = np.isin(np.arange(NUM_TILES), [SPECIAL_TILE[p] for p in ("shaman", "logboat", "hunting_trap")])
 _COMPAT_ROWS = COMPAT.reshape(-1, 4)  # row tile * _NEED_CODES + need code: fits per rotation
 _NEED_CODES = COMPAT.shape[1]
 _OPPOSITE_SHIFT = (2 * ((np.arange(4) + 2) % 4)).astype(np.uint16)  # need-code bits of the facing side
@@ -328,6 +330,9 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
 def _after_place(state: State, g: np.ndarray) -> None:
     """T3: immediate powers, then the shaman's retake or the occupant decision."""
     tile = state.board_tile[g, state.last_cell[g]]
+    if not _IMMEDIATE_POWER[tile].any():  # the common case: no power on the tile
+        _enter_occupy(state, g)
+        return
     _logboat(state, g[tile == SPECIAL_TILE["logboat"]])
     _hunting_trap(state, g[tile == SPECIAL_TILE["hunting_trap"]])
     shaman = tile == SPECIAL_TILE["shaman"]
@@ -362,6 +367,9 @@ def _end_of_turn(state: State, g: np.ndarray, menhir_forests: list[list[int]] | 
     """T6 (R3.2, R3.3): a menhir forest closed in a regular turn earns one extra turn."""
     closed = np.array([bool(m) for m in menhir_forests], dtype=bool)
     extra = closed & ~state.extra_turn[g]
+    if not extra.any():  # the common case: no extra turn anywhere
+        _begin_regular_turn(state, g)
+        return
     ge = g[extra]
     if len(ge) and not state.rules.extra_turn_after_last_tile:
         ge = ge[_regular_tile_left(state, ge)]  # Q3 option: the last tile's extra turn is lost

@@ -310,34 +310,34 @@ def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) ->
 
 
 def _info_vector(state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> np.ndarray:
-    n = len(g)
-    rows = np.arange(n)
-    info = np.zeros((n, len(INFO_FIELDS)), dtype=np.int64)
+    """[G, len(INFO_FIELDS)] uint8, in the order of INFO_FIELDS."""
+    num_players = state.num_players[g].astype(np.intp)
     score = np.minimum(state.score[g[:, None], order], 255 * 256 + 255)
     supply = state.supply[g[:, None], order]  # [G, 5, 2]
-    for name, values in (
-        ("score_lo", score % 256),
-        ("score_hi", score // 256),
-        ("pawns", supply[..., 0]),
-        ("huts", supply[..., 1]),
-    ):
-        info[:, _INFO[f"{name}_p0"] : _INFO[f"{name}_p0"] + MAX_PLAYERS] = values
-    num_players = state.num_players[g]
-    info[:, _INFO["seated_p0"] : _INFO["seated_p4"] + 1] = np.arange(MAX_PLAYERS) < num_players[:, None]
-    live = state.phase[g] != OVER
-    info[rows[live], _INFO["acting_p0"] + ((state.current[g] - seats) % num_players)[live]] = 1
-    info[rows, _INFO["phase_place"] + state.phase[g]] = 1
-    info[:, _INFO["extra_turn"]] = state.extra_turn[g]
-    info[:, _INFO["regular_left"]] = state.regular_len[g] - state.regular_next[g]
-    info[:, _INFO["menhir_left"]] = state.menhir_len[g] - state.menhir_next[g]
-    info[:, _INFO["pit_lo"] : _INFO["pit_hi"] + 1] = state.pit_range[g]
-    tile = state.tile_to_place[g].astype(np.intp)  # int8 ids would overflow in the offset sum
-    has = tile >= 0
-    info[rows[has], _INFO["to_place_t0"] + tile[has]] = 1
-    unseen = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g]
-    unseen[rows[has], tile[has]] = False
-    info[:, _INFO["unseen_t0"] :] = unseen
-    return info.astype(np.uint8)
+    phase = state.phase[g]
+    acting = np.where(phase == OVER, -1, (state.current[g] - seats) % num_players)
+    tile = state.tile_to_place[g]
+    unseen = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g] & (tile[:, None] != _TILE_IDS)
+    parts = [
+        score % 256,
+        score // 256,
+        supply[..., 0],
+        supply[..., 1],
+        num_players[:, None] > _SEAT_IDS,  # seated
+        acting[:, None] == _SEAT_IDS,
+        np.arange(len(PHASE_NAMES)) == phase[:, None],
+        state.extra_turn[g, None],
+        (state.regular_len[g] - state.regular_next[g])[:, None],
+        (state.menhir_len[g] - state.menhir_next[g])[:, None],
+        state.pit_range[g],
+        tile[:, None] == _TILE_IDS,  # to place
+        unseen,
+    ]
+    return np.concatenate(parts, axis=1, dtype=np.uint8, casting="unsafe")  # every part is [G, k]
+
+
+_SEAT_IDS = np.arange(MAX_PLAYERS)
+_TILE_IDS = np.arange(NUM_TILES)
 
 
 def decode_board(obs: np.ndarray, reach: int = 12) -> dict:
