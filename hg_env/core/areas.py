@@ -242,9 +242,9 @@ def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
 def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Connected components of the roots joined by the pairs (ka[i], kb[i]) (flat keys).
 
-    Returns ``keys`` (the distinct roots), ``keep`` (the surviving root of each,
-    the one with the largest tree: union by size) and ``pair_root`` (the
-    surviving root of each pair)."""
+    Returns ``keys`` (the distinct roots), ``keep`` (the surviving root of each:
+    the root of the largest tree, ties to the smallest key, so that a game gets
+    the same roots in any batch) and ``pair_root`` (the surviving root of each pair)."""
     if len(ka) <= 16:  # the single-game case: a few pairs, cheaper as Python ints
         parent: dict[int, int] = {}
 
@@ -256,11 +256,17 @@ def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.nd
         for x, y in zip(ka.tolist(), kb.tolist()):
             rx, ry = top(x), top(y)
             if rx != ry:
-                small, big = (rx, ry) if size[rx] < size[ry] else (ry, rx)
-                parent[small] = big
-        keys = np.fromiter(parent, dtype=np.intp, count=len(parent))
-        keep = np.array([top(k) for k in parent], dtype=np.intp)
-        pair_root = np.array([top(k) for k in ka.tolist()], dtype=np.intp)
+                parent[ry] = rx
+        members: dict[int, list[int]] = {}
+        for k in parent:
+            members.setdefault(top(k), []).append(k)
+        winner = {}
+        for group in members.values():  # the same rule as below: largest tree, then smallest key
+            best = max(group, key=lambda k: (size[k], -k))
+            winner.update(dict.fromkeys(group, best))
+        keys = np.fromiter(winner, dtype=np.intp, count=len(winner))
+        keep = np.fromiter(winner.values(), dtype=np.intp, count=len(winner))
+        pair_root = np.array([winner[k] for k in ka.tolist()], dtype=np.intp)
         return keys, keep, pair_root
     keys, index = np.unique(np.concatenate([ka, kb]), return_inverse=True)
     ia, ib = index[: len(ka)], index[len(ka) :]
