@@ -24,12 +24,13 @@ One simulation:
 1. *Select* down the tree with UCB1 (exploration constant ``c``) among the
    first ``ceil(widen * sqrt(N + 1))`` edges of a node (progressive widening;
    edges are sorted by their heuristic value, best first, and each edge's
-   heuristic value counts as one prior visit).
-2. *Expand* the first new node: every legal action is stepped once (one batched
-   ``engine.step`` over all of them) and valued with
-   ``hg_env.core.search.turn_lookahead``, which also looks ahead the same
-   seat's occupant choice on the same tile. This orders and initialises the
-   edges.
+   heuristic value counts as one prior visit, shifted by the mean gap between
+   heuristic and simulated values of the visited edges).
+2. *Expand* the first new node: every legal action is valued with
+   ``hg_env.core.search.turn_lookahead``: placements are stepped (one batched
+   ``engine.step`` over all of them) and take the value of their best occupant,
+   occupants are valued straight from the area accumulators. This orders and
+   initialises the edges.
 3. *Evaluate* the leaf: with ``rollout=none`` (or ``depth=0``) its value is
    that of its best edge for the seat to move (a one-step greedy backup);
    with ``rollout=random|greedy`` it is played on for ``depth`` decisions by
@@ -144,7 +145,7 @@ class MCTSAgent(Agent):
             raise ValueError("depth, deals, c and time must be >= 0; batch, widen and scale must be > 0")
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
         self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
-        self._kept: tuple[int, int, Node] | None = None  # (decisions, action, subtree) for reuse
+        self._kept: tuple[int, Node] | None = None  # (decisions taken by then, subtree) for reuse
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -246,7 +247,10 @@ class MCTSAgent(Agent):
             for i in rows:
                 at[i].expand(actions[games == i], values[games == i])
 
-        result = self.values(states)  # exact for finished games
+        result = np.zeros((count, states.score.shape[1]))
+        ended = np.array([i for i in range(count) if at[i].terminal], dtype=np.intp)
+        if len(ended):
+            result[ended] = self.values(states, ended)  # exact results
         if leaves:
             rows = np.array(leaves)
             if self.rollout == "none" or self.depth == 0:
@@ -288,14 +292,15 @@ class MCTSAgent(Agent):
         me = int(root_state.current[0])
         for (k, _phase, current, tile), child in root.children.items():
             if k == best and current == me and tile < 0 and child.expanded and not child.terminal:
-                self._kept = (int(root_state.decisions[0]) + 1, int(root.actions[best]), child)
+                self._kept = (int(root_state.decisions[0]) + 1, child)
                 return
 
     def _reused_root(self, root_state: State) -> Node | None:
+        """The kept subtree if this is the decision it was kept for, else None."""
         kept, self._kept = self._kept, None
         if kept is None:
             return None
-        decisions, _action, node = kept
+        decisions, node = kept
         fresh = engine.legal_action_mask(root_state)[0]
         if int(root_state.decisions[0]) != decisions or int(root_state.current[0]) != node.player:
             return None
