@@ -22,8 +22,10 @@ from hg_env.render import board_bounds, render_rgb
 FORMATS = (".gif", ".png")
 
 
-def load_record(path: str | Path) -> dict:
-    """Read a JSON game record; ValueError naming the problem (missing, not JSON, corrupt)."""
+def load_record(path: str | Path, game: str | None = None) -> dict:
+    """Read a JSON game record, or game ``game`` of a tournament's ``games.jsonl``.
+
+    ValueError naming the problem (missing file, not JSON, no such game, corrupt record)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -31,12 +33,42 @@ def load_record(path: str | Path) -> dict:
         raise ValueError(f"no such record file: {path}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"cannot read record {path}: {err}") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not a JSON game record: {err}") from None
+    if path.suffix == ".jsonl":
+        record = _tournament_record(path, text, game)
+    elif game is not None:
+        raise ValueError("--game picks a game of a tournament's games.jsonl; this is a single record")
+    else:
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path} is not a JSON game record: {err}") from None
     Game.from_record(record)  # validates the whole record (ValueError: corrupt / incompatible)
     return record
+
+
+def _tournament_record(path: Path, text: str, game: str | None) -> dict:
+    """The record of one game of a tournament's JSONL results (``hgenv tournament``)."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number} is not JSON: {err}") from None
+        if isinstance(entry, dict) and "record" in entry:
+            found.append(entry)
+    if not found:
+        raise ValueError(f"{path} holds no game records")
+    if game is None:
+        raise ValueError(
+            f"{path} holds {len(found)} games: pick one with --game (game ids "
+            f"{found[0].get('game')}..{found[-1].get('game')})"
+        )
+    for entry in found:  # by id ("t0-d3-r1") or by index in the schedule ("7")
+        if str(entry.get("game")) == str(game) or str(entry.get("index")) == str(game):
+            return entry["record"]
+    raise ValueError(f"{path} has no game {game}; game ids run {found[0].get('game')}..{found[-1].get('game')}")
 
 
 def positions(record: dict, upto: int | None = None) -> Iterator[Game]:
@@ -107,14 +139,15 @@ def save_replay(
 
 
 def main(args: argparse.Namespace) -> int:
-    """``hgenv replay RECORD --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``."""
-    out = Path(args.out) if args.out else Path(args.record).with_suffix(".gif")
+    """``hgenv replay RECORD [--game ID] --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``."""
+    default = Path(args.record).with_suffix(".gif" if args.game is None else f".game{args.game}.gif")
+    out = Path(args.out) if args.out else default
     try:
         if args.upto is not None and args.upto < 0:
             raise ValueError(f"--upto must be 0 or more, got {args.upto}")
         if args.tile_px is not None and not 16 <= args.tile_px <= 512:
             raise ValueError(f"--tile-px must be 16..512, got {args.tile_px}")
-        record = load_record(args.record)
+        record = load_record(args.record, args.game)
         frames = save_replay(record, out, tile_px=args.tile_px, fps=args.fps, upto=args.upto)
     except (ValueError, ImportError) as err:
         print(f"hgenv replay: {err}", file=sys.stderr)

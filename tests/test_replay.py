@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from hg_env.cli import main
+from hg_env.game import Game
 from hg_env.replay import load_record, positions, replay_frames, save_replay
 from tests.test_render import scripted_game
 
@@ -108,3 +109,21 @@ def test_unreadable_files_and_outputs(tmp_path: Path, record_file: Path, capsys:
     assert "no such record file" in capsys.readouterr().err
     assert main(["replay", str(record_file), "--out", str(tmp_path / "x.jpg")]) == 2
     assert "must end in .gif" in capsys.readouterr().err
+
+
+def test_replay_picks_a_game_from_tournament_results(tmp_path: Path) -> None:
+    """``hgenv replay games.jsonl --game ID`` reads one game of a tournament's results."""
+    games = []
+    for i, seed in enumerate((5, 6)):
+        game = Game(2, seed=seed)
+        while not game.is_over and len(game.history) < 12:
+            game.step(game.legal_actions()[0])
+        games.append({"index": i, "game": f"t0-d{i}-r0", "record": game.to_record()})
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(g) + "\n" for g in games), encoding="utf-8")
+    assert load_record(path, "t0-d1-r0") == games[1]["record"]
+    assert load_record(path, "0") == games[0]["record"]
+    with pytest.raises(ValueError, match="pick one with --game"):
+        load_record(path)
+    with pytest.raises(ValueError, match="no game t9"):
+        load_record(path, "t9")
