@@ -7,6 +7,9 @@ Commands (``hgenv <command> --help`` for options)::
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
     replay      a saved game record as an animated GIF or a PNG of the board
     play        play against agents in the terminal
+    train       PPO self-play from a config file, resumable (needs the [train] extra)
+    evaluate    a trained policy against fixed agents, seats swapped
+    quickstart  set-up check: train configs/quick.toml, rate it in a tournament, draw a final board
 """
 
 from __future__ import annotations
@@ -85,6 +88,38 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play.main(args)
 
 
+def _train_module(name: str):
+    """A module of train/ that needs the [train] extra (torch, sb3-contrib), with a clear error without it."""
+    import importlib
+    import importlib.util
+
+    missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(f"hgenv {name} needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
+    return importlib.import_module(f"train.{name}")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    module = _train_module("train")
+    from train.config import ConfigError
+
+    try:
+        return module.main(args)
+    except (ConfigError, ValueError, module.CheckpointError) as err:
+        raise SystemExit(f"hgenv train: {err}") from None
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    try:
+        return _train_module("evaluate").main(args)
+    except ValueError as err:
+        raise SystemExit(f"hgenv evaluate: {err}") from None
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    return _train_module("quickstart").main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -124,6 +159,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--image", help="a PNG file refreshed with the board after every move")
     play.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the text board")
     play.set_defaults(func=cmd_play)
+    tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
+    tr.add_argument("--config", required=True, help="a TOML config, e.g. configs/quick.toml")
+    tr.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    tr.add_argument("--name", help="override run.name (the run directory)")
+    tr.add_argument("--total-timesteps", type=int, help="override run.total_timesteps")
+    tr.add_argument("--no-progress", action="store_true", help="no progress bars")
+    tr.set_defaults(func=cmd_train)
+    ev = sub.add_parser("evaluate", help="win rates of a trained policy against fixed agents, seats swapped")
+    ev.add_argument("--model", required=True, help="a model saved by hgenv train, e.g. runs/default/final_model.zip")
+    ev.add_argument("--opponents", nargs="+", default=["random", "greedy"], help="agent specs")
+    ev.add_argument("--games", type=int, default=200, help="games per opponent (each deck from every seat)")
+    ev.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--threads", type=int, default=2, help="torch threads")
+    ev.set_defaults(func=cmd_evaluate)
+    qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
+    qs.add_argument("--config", default="configs/quick.toml")
+    qs.add_argument("--games", type=int, default=40, help="tournament games per pair of agents")
+    qs.add_argument("--out", default="results/quickstart", help="folder for the tournament and the board picture")
+    qs.set_defaults(func=cmd_quickstart)
     return parser
 
 

@@ -1,0 +1,483 @@
+"""PPO self-play training: ``hgenv train --config configs/quick.toml [--resume]``.
+
+One readable loop around sb3-contrib's ``MaskablePPO`` (CleanRL spirit: every
+hyperparameter in the config file, train.config documents them):
+
+1. ``HGVecEnv``: ``env.num_envs`` games in one process, the learner's seat
+   drawn per game, opponents from the pool deciding in batches;
+2. optional warm start: behaviour cloning of greedy (``[imitation]``, train.imitation);
+3. PPO with ``train.policy.HGPolicy`` (sparse board network, per-cell placement head);
+4. every ``opponents.snapshot_every`` steps a frozen copy of the learner joins
+   the opponent pool; every ``eval.every`` steps evaluation games against
+   random and greedy (win rates to TensorBoard and ``eval.jsonl``); every
+   ``run.checkpoint_every`` steps a checkpoint;
+5. ``final_model.zip`` (load it as the agent ``policy:path=...``) and a final
+   evaluation (``final_eval.json``).
+
+The opponent pool and its sampling rule. The pool has fixed slots
+``[random, greedy, snapshot 1 .. snapshot k]`` (k = ``opponents.snapshots``).
+Every new game draws one opponent, with probability proportional to
+``random_weight``, ``greedy_weight`` and ``snapshot_weight / (snapshots taken
+so far, at most k)`` for each filled snapshot slot; that opponent plays every
+other seat of the game. Snapshots fill the slots round robin, the newest
+replacing the oldest.
+
+Run directory ``<run.out_dir>/<run.name>/``::
+
+    config.toml        the resolved config (a resumed run must match it, but for run.total_timesteps)
+    checkpoints/       step_<steps>.pt: everything needed to continue (see save_checkpoint)
+    snapshots/         step_<steps>.zip: frozen opponents
+    tensorboard/       SB3's logs plus eval/*, pool/*, imitation/*, time/steps_per_s
+    eval.jsonl         one line per evaluation
+    final_model.zip    the trained policy;  final_eval.json  its evaluation
+
+Resuming. ``--resume`` continues from the newest checkpoint: weights,
+optimizer, step counter, the games in progress, the opponent pool and every
+random generator are restored, so a resumed run continues exactly as if it had
+not stopped (bit for bit with ``run.torch_threads = 1``); only the steps since
+that checkpoint are played again.
+
+Determinism. Everything is seeded from ``run.seed``; evaluation games use their
+own generators and do not disturb training.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import random
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import VecEnvWrapper
+from tqdm import tqdm
+
+from agents.base import make_agent
+from agents.policy import PolicyAgent
+from hg_env.core.rules import Rules
+from train.config import TrainConfig, load_config, to_toml
+from train.evaluate import evaluate
+from train.imitation import imitate_greedy
+from train.policy import CompactRolloutBuffer, HGPolicy
+from train.vec_env import HGVecEnv
+
+CHECKPOINT_FORMAT = "hg_env-ppo-checkpoint-v1"
+EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be used; the message names the file."""
+
+
+# ---------------------------------------------------------------- environment
+
+
+class ScaledReward(VecEnvWrapper):
+    """Rewards times ``scale`` for PPO; ``infos["episode"]["r"]`` stays in points."""
+
+    def __init__(self, venv: HGVecEnv, scale: float) -> None:
+        super().__init__(venv)
+        self.scale = scale
+
+    def reset(self) -> np.ndarray:
+        return self.venv.reset()
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        return obs, rewards * np.float32(self.scale), dones, infos
+
+
+class OpponentPool:
+    """Fixed slots [random, greedy, snapshot 1..k] and their weights (module docstring)."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path) -> None:
+        self.config = config.opponents
+        self.run_dir = run_dir
+        self.greedy = make_agent("greedy", seed=config.run.seed + 1)
+        self.snapshot_paths: list[str | None] = [None] * self.config.snapshots
+        self.taken = 0
+
+    def agents(self) -> list[Any]:
+        snapshots = [None if p is None else PolicyAgent(path=p) for p in self.snapshot_paths]
+        return [None, self.greedy, *snapshots]  # None: the env's own uniformly random moves
+
+    def weights(self) -> list[float]:
+        filled = sum(p is not None for p in self.snapshot_paths)
+        share = self.config.snapshot_weight / filled if filled else 0.0
+        snapshots = [share if p is not None else 0.0 for p in self.snapshot_paths]
+        return [self.config.random_weight, self.config.greedy_weight, *snapshots]
+
+    def add_snapshot(self, model: MaskablePPO, steps: int) -> str:
+        path = self.run_dir / "snapshots" / f"step_{steps:010d}.zip"
+        model.save(path)
+        self.snapshot_paths[self.taken % len(self.snapshot_paths)] = str(path)
+        self.taken += 1
+        return str(path)
+
+    def state(self) -> dict:
+        return {"snapshot_paths": list(self.snapshot_paths), "taken": self.taken, "greedy_rng": self.greedy.rng}
+
+    def restore(self, state: dict) -> None:
+        self.snapshot_paths, self.taken, self.greedy.rng = state["snapshot_paths"], state["taken"], state["greedy_rng"]
+
+
+def make_env(config: TrainConfig, pool: OpponentPool) -> ScaledReward:
+    e = config.env
+    venv = HGVecEnv(
+        num_envs=e.num_envs,
+        num_players=e.num_players,
+        reward=e.reward,
+        seed=config.run.seed,
+        opponents=pool.agents(),
+        opponent_weights=pool.weights(),
+        **e.rules,
+    )
+    return ScaledReward(venv, e.reward_scale)
+
+
+def make_model(config: TrainConfig, env: ScaledReward, run_dir: Path) -> MaskablePPO:
+    p = config.ppo
+    start, end = p.learning_rate, p.final_learning_rate
+
+    def learning_rate(progress_remaining: float) -> float:  # SB3 counts progress down from 1 to 0
+        return end + (start - end) * progress_remaining
+
+    return MaskablePPO(
+        HGPolicy,
+        env,
+        learning_rate=learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl or None,
+        rollout_buffer_class=CompactRolloutBuffer,
+        policy_kwargs=dict(board_reach=Rules.from_kwargs(**config.env.rules).reach, **vars(config.policy)),
+        tensorboard_log=str(run_dir / "tensorboard"),
+        seed=config.run.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def checkpoint_paths(run_dir: Path) -> list[Path]:
+    """Checkpoints of a run, oldest first."""
+    return sorted((run_dir / "checkpoints").glob("step_*.pt"))
+
+
+def save_checkpoint(model: MaskablePPO, pool: OpponentPool, config: TrainConfig, run_dir: Path) -> Path:
+    """Weights, optimizer, counters, the games in progress, the pool and every generator, atomically."""
+    vec: HGVecEnv = model.env.venv
+    games = {k: v for k, v in vars(vec.venv).items() if k not in ("opponents", "opponent_probs")}
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "config": to_toml(config),
+        "num_timesteps": model.num_timesteps,
+        "n_updates": model._n_updates,
+        "episode_num": model._episode_num,
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "last_obs": model._last_obs,
+        "last_episode_starts": model._last_episode_starts,
+        "ep_info_buffer": list(model.ep_info_buffer or []),
+        "games": games,
+        "vec_env": {"_seed_next": vec._seed_next},
+        "pool": pool.state(),
+        "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+    }
+    path = run_dir / "checkpoints" / f"step_{model.num_timesteps:010d}.pt"
+    tmp = path.with_suffix(".pt.tmp")
+    torch.save(payload, tmp)
+    os.replace(tmp, path)  # a kill while writing leaves only the .tmp: the last checkpoint stays whole
+    for old in checkpoint_paths(run_dir)[: -config.run.keep_checkpoints]:
+        old.unlink()
+    return path
+
+
+def load_checkpoint(path: Path) -> dict:
+    """The payload of a checkpoint file; CheckpointError naming the file if it is unreadable."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=False)  # our own file: it holds numpy state
+    except Exception as err:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or truncated ({type(err).__name__}: {err}); "
+            f"delete it to resume from the one before"
+        ) from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a checkpoint of hgenv train (format {CHECKPOINT_FORMAT})")
+    return payload
+
+
+def restore_checkpoint(model: MaskablePPO, pool: OpponentPool, payload: dict) -> None:
+    """Put a run back in the state ``save_checkpoint`` saw (the env is rebuilt from the pool)."""
+    model.policy.load_state_dict(payload["policy"])
+    model.policy.optimizer.load_state_dict(payload["optimizer"])
+    model.num_timesteps = payload["num_timesteps"]
+    model._n_updates = payload["n_updates"]
+    model._episode_num = payload["episode_num"]
+    model._last_obs = payload["last_obs"]
+    model._last_episode_starts = payload["last_episode_starts"]
+    model.ep_info_buffer = deque(payload["ep_info_buffer"], maxlen=model._stats_window_size)
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+    pool.restore(payload["pool"])
+    vec: HGVecEnv = model.env.venv
+    vec.set_opponents(pool.agents(), pool.weights())
+    vars(vec.venv).update(payload["games"])
+    vec._seed_next = payload["vec_env"]["_seed_next"]
+    torch.set_rng_state(payload["rng"]["torch"])
+    np.random.set_state(payload["rng"]["numpy"])
+    random.setstate(payload["rng"]["python"])
+
+
+# ---------------------------------------------------------------- callbacks
+
+
+class TrainingCallback(BaseCallback):
+    """Progress bar, snapshots, evaluations and checkpoints at rollout boundaries."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, pool: OpponentPool, progress: bool, stop_after: int | None):
+        super().__init__()
+        self.config = config
+        self.run_dir = run_dir
+        self.pool = pool
+        self.progress = progress
+        self.stop_after = stop_after
+        self.outcomes: dict[int, list[int]] = {}
+        self.last_eval: dict[str, float] = {}
+        self.overhead_s = 0.0  # evaluation and checkpoint time, left out of steps/s
+
+    def _on_training_start(self) -> None:
+        self.start_steps = self.num_timesteps
+        self.start_time = time.perf_counter()
+        self.bar = tqdm(
+            total=self.config.run.total_timesteps,
+            initial=self.start_steps,
+            desc=f"train {self.config.run.name}",
+            unit="step",
+            disable=not self.progress,
+            dynamic_ncols=True,
+        )
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        for info in self.locals["infos"]:
+            if "outcome" in info:
+                self.outcomes.setdefault(info["opponent"], []).append(info["outcome"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        names = ["random", "greedy"] + [f"snapshot_{i}" for i in range(self.config.opponents.snapshots)]
+        for k, outcomes in sorted(self.outcomes.items()):
+            if outcomes:  # 1 win, 0 shared victory, -1 loss -> 1, 0.5, 0
+                self.logger.record(f"train/win_rate_vs_{names[k]}", (np.mean(outcomes) + 1) / 2)
+        self.outcomes = {}
+        elapsed = time.perf_counter() - self.start_time - self.overhead_s
+        self.logger.record("time/steps_per_s", (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9))
+
+    def _on_rollout_start(self) -> None:
+        steps = self.num_timesteps
+        if steps == self.start_steps:
+            return
+        t0 = time.perf_counter()
+        previous = steps - self.config.rollout_steps
+        if (
+            _crossed(previous, steps, self.config.opponents.snapshot_every)
+            and self.config.opponents.snapshot_weight > 0
+        ):
+            self.pool.add_snapshot(self.model, steps)
+            self.training_env.venv.set_opponents(self.pool.agents(), self.pool.weights())
+            self.logger.record("pool/snapshots", self.pool.taken)
+        if self.config.eval.every and _crossed(previous, steps, self.config.eval.every):
+            self.evaluate(self.config.eval.games)
+        if _crossed(previous, steps, self.config.run.checkpoint_every):
+            save_checkpoint(self.model, self.pool, self.config, self.run_dir)
+        self.overhead_s += time.perf_counter() - t0
+        if self.stop_after is not None and steps >= self.stop_after:
+            raise TrainingStopped(steps)
+
+    def evaluate(self, games: int) -> dict[str, Any]:
+        """Evaluation games of the current policy (deterministic) against each eval opponent."""
+        agent = PolicyAgent.from_policy(self.model.policy)
+        line: dict[str, Any] = {"steps": self.num_timesteps}
+        for spec in self.config.eval.opponents:
+            result = evaluate(agent, spec, games, EVAL_SEED, self.config.env.num_players, _rules(self.config))
+            self.logger.record(f"eval/win_rate_vs_{spec}", result.win_rate)
+            self.logger.record(f"eval/mean_score_vs_{spec}", result.mean_score)
+            line[spec] = vars(result)
+            self.last_eval[spec] = result.win_rate
+        with (self.run_dir / "eval.jsonl").open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+        summary = ", ".join(f"{spec} {rate:.2f}" for spec, rate in self.last_eval.items())
+        self.bar.set_postfix_str(f"win vs {summary}")
+        tqdm.write(f"step {self.num_timesteps}: win rate vs {summary} ({games} games each)", file=sys.stderr)
+        return line
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
+class TrainingStopped(Exception):
+    """Raised after the checkpoint at ``stop_after`` steps (a planned interruption, e.g. in tests)."""
+
+
+def _crossed(before: int, after: int, every: int) -> bool:
+    """True if a multiple of ``every`` lies in (before, after]."""
+    return after // every > before // every
+
+
+def _rules(config: TrainConfig) -> Rules:
+    return Rules.from_kwargs(**config.env.rules)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _tune_malloc() -> None:
+    """Keep freed memory in the process (glibc): the network's many mid-sized tensors are
+    otherwise mapped and unmapped on every call, which costs more than the arithmetic (~1.7x)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return  # not glibc: nothing to tune
+    libc.mallopt(-3, 32 * 1024 * 1024)  # M_MMAP_THRESHOLD: the largest value glibc allows
+    libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    libc.mallopt(-2, 256 << 20)  # M_TOP_PAD
+
+
+def prepare_run_dir(config: TrainConfig, resume: bool) -> Path:
+    run_dir = Path(config.run.out_dir) / config.run.name
+    saved = run_dir / "config.toml"
+    if resume:
+        if not checkpoint_paths(run_dir):
+            raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
+        if saved.exists():
+            differ = _differences(load_config(saved), config)
+            if differ:
+                raise ValueError(f"{saved} differs from this config in {differ}; only run.total_timesteps may change")
+    elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
+        raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
+    for sub in ("checkpoints", "snapshots", "tensorboard"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    saved.write_text(to_toml(config), encoding="utf-8")
+    return run_dir
+
+
+def _differences(a: TrainConfig, b: TrainConfig) -> list[str]:
+    out = []
+    for section in vars(a):
+        for key, value in vars(getattr(a, section)).items():
+            if (section, key) != ("run", "total_timesteps") and getattr(getattr(b, section), key) != value:
+                out.append(f"{section}.{key}")
+    return out
+
+
+def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop_after: int | None = None) -> Path:
+    """Run (or resume) a training run; returns its directory. ``stop_after`` stops after the
+    first checkpoint at or past that many steps, as an interruption would (for tests)."""
+    _tune_malloc()
+    torch.set_num_threads(config.run.torch_threads)
+    run_dir = prepare_run_dir(config, resume)
+    set_random_seed(config.run.seed)
+    pool = OpponentPool(config, run_dir)
+    env = make_env(config, pool)
+    model = make_model(config, env, run_dir)
+    if resume:
+        path = checkpoint_paths(run_dir)[-1]
+        restore_checkpoint(model, pool, load_checkpoint(path))
+        print(f"resuming {run_dir} from {path.name} ({model.num_timesteps} steps)", file=sys.stderr)
+    elif config.imitation.decisions:
+        _warm_start(model, config, run_dir, progress)
+        save_checkpoint(model, pool, config, run_dir)
+
+    callback = TrainingCallback(config, run_dir, pool, progress, stop_after)
+    remaining = config.run.total_timesteps - model.num_timesteps
+    start_steps, start_time = model.num_timesteps, time.perf_counter()
+    if remaining > 0:
+        try:
+            model.learn(remaining, callback=callback, tb_log_name="ppo", reset_num_timesteps=False)
+        except TrainingStopped:
+            callback.bar.close()
+            return run_dir
+        except KeyboardInterrupt:
+            callback.bar.close()
+            last = checkpoint_paths(run_dir)
+            where = last[-1].name if last else "no checkpoint yet"
+            print(f"\ninterrupted; resume with --resume (last checkpoint: {where})", file=sys.stderr)
+            raise
+        seconds = time.perf_counter() - start_time - callback.overhead_s
+        rate = (model.num_timesteps - start_steps) / max(seconds, 1e-9)
+        print(
+            f"PPO: {model.num_timesteps - start_steps} steps in {seconds:.0f} s = {rate:.0f} steps/s "
+            f"(including learning; evaluation and checkpoints left out)",
+            file=sys.stderr,
+        )
+    save_checkpoint(model, pool, config, run_dir)
+    model.save(run_dir / "final_model.zip")
+    print(f"final model: {run_dir / 'final_model.zip'}", file=sys.stderr)
+    if config.eval.final_games and config.eval.opponents:
+        final = {}
+        agent = PolicyAgent.from_policy(model.policy)
+        for spec in config.eval.opponents:
+            result = evaluate(
+                agent, spec, config.eval.final_games, EVAL_SEED + 1, config.env.num_players, _rules(config)
+            )
+            print("  " + result.line(), file=sys.stderr)
+            final[spec] = vars(result)
+        (run_dir / "final_eval.json").write_text(json.dumps(final, indent=2) + "\n", encoding="utf-8")
+    return run_dir
+
+
+def _warm_start(model: MaskablePPO, config: TrainConfig, run_dir: Path, progress: bool) -> None:
+    """Behaviour cloning of greedy (train.imitation), logged to TensorBoard under imitation/."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tensorboard" / "imitation"))
+    try:
+        imitate_greedy(
+            model.policy.net,
+            config.imitation,
+            num_players=config.env.num_players,
+            rules=_rules(config),
+            reward=config.env.reward,
+            reward_scale=config.env.reward_scale,
+            gamma=config.ppo.gamma,
+            seed=config.run.seed,
+            log=lambda done, metrics: [writer.add_scalar(k, v, done) for k, v in metrics.items()],
+            progress=progress,
+        )
+    finally:
+        writer.close()
+    if config.eval.opponents:
+        agent = PolicyAgent.from_policy(model.policy)
+        for spec in config.eval.opponents:
+            result = evaluate(agent, spec, config.eval.games, EVAL_SEED, config.env.num_players, _rules(config))
+            print(f"after imitation: {result.line()}", file=sys.stderr)
+
+
+def main(args) -> int:
+    """Entry point of ``hgenv train`` (args from hg_env.cli)."""
+    config = load_config(args.config)
+    if args.name:
+        config.run.name = args.name
+    if args.total_timesteps:
+        config.run.total_timesteps = args.total_timesteps
+    run_dir = train(config, resume=args.resume, progress=not args.no_progress)
+    print(f"run directory: {run_dir}  (TensorBoard: tensorboard --logdir {run_dir / 'tensorboard'})")
+    return 0
