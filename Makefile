@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The README's first command: train configs/quick.toml, rate it against random and greedy, draw a board.
 run: setup
-	$(BIN)/hgenv demo --players 2 --seed 0
+	$(BIN)/hgenv quickstart
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -51,7 +51,7 @@ def positions(count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------- config
 
 
-@pytest.mark.parametrize("name", ["tiny", "quick", "default", "long"])
+@pytest.mark.parametrize("name", ["tiny", "quick", "default", "long", "throughput"])
 def test_shipped_configs_are_valid_and_round_trip(name: str) -> None:
     config = load_config(ROOT / "configs" / f"{name}.toml")
     assert config.run.name == name
@@ -208,3 +208,21 @@ def test_bad_policy_files_are_named(tmp_path: Path) -> None:
         PolicyAgent(path=str(broken))
     with pytest.raises(ValueError, match="needs a model file"):
         make_agent("policy")
+
+
+def test_evaluate_command(trained: Path, capsys: pytest.CaptureFixture) -> None:
+    model = str(trained / "final_model.zip")
+    assert cli_main(["evaluate", "--model", model, "--games", "2", "--opponents", "random", "--threads", "1"]) == 0
+    assert "vs random: win rate" in capsys.readouterr().out
+
+
+def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)  # the tiny config trains into ./runs/tiny
+    assert cli_main(["quickstart", "--config", str(TINY), "--games", "2", "--out", "results"]) == 0
+    out = capsys.readouterr().out
+    assert "| # | agent |" in out and "policy:path=runs/tiny/final_model.zip" in out
+    for name in ("ratings.png", "final_board.png", "summary.md"):
+        assert (tmp_path / "results" / name).is_file(), name
+    # A second run reuses the trained policy and the finished tournament.
+    assert cli_main(["quickstart", "--config", str(TINY), "--games", "2", "--out", "results"]) == 0
+    assert "using the trained policy" in capsys.readouterr().out

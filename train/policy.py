@@ -1,36 +1,39 @@
-"""The policy network: a sparse convolution over the cells in play, with a per-cell placement head.
+"""The policy network: a sparse convolution over the cells in play, with per-cell placement and
+per-zone occupant heads.
 
 Most of the 25 x 25 board is empty: at most 95 tiles lie on it, and the tile to
 place fits only next to them. So the network works on the *active cells* only
-(cells with a tile, or where the drawn tile fits), gathered into a short list
-of K cells per observation (K is the largest count in the batch). A layer is a
-3 x 3 convolution restricted to that list: each active cell reads its 3 x 3
-block (inactive or off-board neighbours read zeros) through one Linear layer.
-On two CPU cores this is several times cheaper than dense convolutions over
-all 625 cells, which is what makes PPO at >1,000 steps/s possible here.
+(cells with a tile, or where the drawn tile fits): those of the whole batch are
+packed into one list of T rows (no padding). A layer is a convolution with a
+plus-shaped stencil restricted to that list: each active cell reads itself and
+its 4 edge neighbours (inactive or off-board neighbours read zeros) through one
+Linear layer. On two CPU cores this is many times cheaper than dense
+convolutions over all 625 cells of every observation.
 
 ::
 
     obs uint8 [B, 85, 25, 25]
-     ├─ board planes (84) ── gather active cells ──> [B, K, 84] * channel_scale
-     │     stem: Linear(84 -> C) + embedding(tile, rotation) + context(info)   [B, K, C]
-     │     `layers` x residual sparse 3x3 conv: h += relu(Linear(9C -> C)(block of h))
-     │     ├─ placement head per cell and rotation r:
-     │     │     relu(W h_cell + U embedding(tile to place, r)) -> 1 logit      [B, K, 4]
-     │     └─ retake head per cell: Linear(C -> 1)                             [B, K, 1]
+     ├─ board planes (84) ── pack the active cells ──> [T, 84] * channel_scale
+     │     stem: Linear(84 -> C) + embedding(tile, rotation) + context      [T, C]
+     │     `layers` x residual sparse conv: h += relu(Linear(5C -> C)(h of cell, N, E, S, W))
+     │     ├─ placement, per cell and rotation r of the tile to place:
+     │     │     relu(W h_cell + U embedding(tile, r) + V static(tile, r)
+     │     │          + sum over sides d of M[terrain of side d at r] h_neighbour(d)) -> 1 logit
+     │     └─ retake, per cell: Linear(C -> 1)
      └─ info plane (230 fields) ── MLP ──> context [B, hidden]
     trunk: MLP(mean and max of h over active cells, h of the tile placed last, context)
-     ├─ pawn (8), hut (10), pit trap (17), none (1) logits
+     ├─ occupants, per local zone z of the tile placed last: MLP(printed features of z,
+     │     area planes of z's type and of its river system on that tile, trunk) -> pawn, hut
+     ├─ pit trap (17), none (1)
      └─ value
 
 The logits are laid out exactly as the flat action space (``hg_env.core.actions``):
-``[4N place][8 pawn][10 hut][N retake][17 pit][1 none]``; the per-cell head
-gives the place and retake blocks, placement ``4 * cell + rot`` being row-major
-over ``[N, 4]``. Cells that are not active get logit 0, always masked out.
+``[4N place][8 pawn][10 hut][N retake][17 pit][1 none]``; placement ``4 * cell + rot``
+is row-major over ``[N, 4]``. Cells that are not active get logit 0, always masked out.
 
-``HGPolicy`` plugs the network into sb3-contrib's ``MaskablePPO``.
-``CompactRolloutBuffer`` keeps observations as uint8 and masks as bool
-(SB3's buffer would hold float32 copies: 4x the memory).
+``HGPolicy`` plugs the network into sb3-contrib's ``MaskablePPO``;
+``CompactRolloutBuffer`` keeps the rollout's observations (uint8) and masks (bool)
+in place instead of SB3's fresh allocations and flattening copies every rollout.
 """
 
 from __future__ import annotations
