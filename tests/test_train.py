@@ -4,6 +4,10 @@ evaluate on configs/tiny.toml, corrupt checkpoints and policy files, the policy 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -226,3 +230,22 @@ def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.Monke
     # A second run reuses the trained policy and the finished tournament.
     assert cli_main(["quickstart", "--config", str(TINY), "--games", "2", "--out", "results"]) == 0
     assert "using the trained policy" in capsys.readouterr().out
+
+
+def test_ctrl_c_then_resume(tmp_path: Path) -> None:
+    """A real interruption (SIGINT) of hgenv train, then --resume finishes the run."""
+    cmd = [sys.executable, "-m", "hg_env.cli", "train", "--config", str(TINY), "--no-progress"]
+    first = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    checkpoint = tmp_path / "runs" / "tiny" / "checkpoints" / "step_0000000256.pt"
+    deadline = time.monotonic() + 60
+    while not checkpoint.exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first.send_signal(signal.SIGINT)
+    out, _ = first.communicate(timeout=60)
+    if first.returncode == 0:
+        pytest.skip("the run finished before the interruption")
+    assert first.returncode == 130 and "interrupted: continue with --resume" in out
+    assert not (tmp_path / "runs" / "tiny" / "final_model.zip").exists()
+    second = subprocess.run([*cmd, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert "resuming" in second.stderr and (tmp_path / "runs" / "tiny" / "final_model.zip").is_file()

@@ -403,7 +403,11 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
         restore_checkpoint(model, pool, load_checkpoint(path))
         print(f"resuming {run_dir} from {path.name} ({model.num_timesteps} steps)", file=sys.stderr)
     elif config.imitation.decisions:
-        _warm_start(model, config, run_dir, progress)
+        try:
+            _warm_start(model, config, run_dir, progress)
+        except KeyboardInterrupt:
+            _say_interrupted(run_dir)
+            raise
         save_checkpoint(model, pool, config, run_dir)
 
     callback = TrainingCallback(config, run_dir, pool, progress, stop_after)
@@ -417,9 +421,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             return run_dir
         except KeyboardInterrupt:
             callback.bar.close()
-            last = checkpoint_paths(run_dir)
-            where = last[-1].name if last else "no checkpoint yet"
-            print(f"\ninterrupted; resume with --resume (last checkpoint: {where})", file=sys.stderr)
+            _say_interrupted(run_dir)
             raise
         seconds = time.perf_counter() - start_time - callback.overhead_s
         rate = (model.num_timesteps - start_steps) / max(seconds, 1e-9)
@@ -442,6 +444,14 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             final[spec] = vars(result)
         (run_dir / "final_eval.json").write_text(json.dumps(final, indent=2) + "\n", encoding="utf-8")
     return run_dir
+
+
+def _say_interrupted(run_dir: Path) -> None:
+    saved = checkpoint_paths(run_dir)
+    if saved:
+        print(f"\ninterrupted: continue with --resume, from {saved[-1]}", file=sys.stderr)
+    else:
+        print("\ninterrupted before the first checkpoint: nothing to resume, start again", file=sys.stderr)
 
 
 def _warm_start(model: MaskablePPO, config: TrainConfig, run_dir: Path, progress: bool) -> None:
@@ -478,6 +488,9 @@ def main(args) -> int:
         config.run.name = args.name
     if args.total_timesteps:
         config.run.total_timesteps = args.total_timesteps
-    run_dir = train(config, resume=args.resume, progress=not args.no_progress)
+    try:
+        run_dir = train(config, resume=args.resume, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return 130  # train() has said where to resume from
     print(f"run directory: {run_dir}  (TensorBoard: tensorboard --logdir {run_dir / 'tensorboard'})")
     return 0
