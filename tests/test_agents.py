@@ -179,3 +179,32 @@ def test_agents_play_only_legal_actions_over_many_games() -> None:
         play(specs[seed % 2 :] + specs[: seed % 2], seed=1000 + seed)
     for seed in range(4):
         play(["mcts:sims=16", "greedy", "random"][: 2 + seed % 2], seed=2000 + seed)
+
+
+@pytest.mark.parametrize(("reach", "moves"), [(12, 70), (2, 30)])
+def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
+    """Each open forest/river side scales its area by min(1, tiles still to come that fit its hole / HOLE_FITS)."""
+    from hg_env.core.tiles import COMPAT, FOREST, RIVER, SIDE_TYPE, SIDE_ZONES, TILE_KIND
+
+    game = Game(2, seed=11, board_reach=reach)
+    rng = np.random.default_rng(0)
+    for _ in range(moves):
+        if not game.is_over:
+            game.step(int(greedy_actions(game.state, rng)[0]))
+    s, board = game.state, game.rules.board
+    unseen = [t for t in range(95) if s.tile_cell[0, t] < 0 and not s.discarded[0, t] and TILE_KIND[t] == 1]
+    sides = set()
+    for tile, x, y, rot in game.placed_tiles():
+        for d, (dx, dy) in enumerate([(0, -1), (1, 0), (0, 1), (-1, 0)]):
+            if SIDE_TYPE[tile, rot, d] not in (FOREST, RIVER) or game.tile_at(x + dx, y + dy) is not None:
+                continue
+            root = int(s.area.find(np.array([0]), np.array([SIDE_ZONES[tile, rot, d, 1]]))[0])
+            on_board = max(abs(x + dx), abs(y + dy)) <= board.reach
+            sides.add((root, board.cell(x + dx, y + dy) if on_board else None))
+    expected = np.ones(search.NUM_ZONES)
+    for root, hole in sides:
+        fits = 0 if hole is None else sum(COMPAT[t, s.need[0, hole]].any() for t in unseen)
+        expected[root] *= min(1.0, fits / search.HOLE_FITS)
+    assert np.allclose(search.hole_factors(s, np.array([0]))[0], expected)
+    if reach == 2:
+        assert (expected == 0).any()  # a small board leaves sides open towards its edge

@@ -17,8 +17,12 @@ Each seat's current score plus what its occupants are expected to bring::
                                 + SYSTEM_GROWTH * open * f
     each pawn in supply         PAWN_VALUE * f               (a free pawn still earns points)
 
-    p_close = CLOSE_PER_OPEN ** open * min(1, R / (TILES_PER_OPEN * open))
+    p_close = CLOSE_PER_OPEN ** open * min(1, R / (TILES_PER_OPEN * open)) * holes
+    holes   = product over the area's open sides of min(1, fits / HOLE_FITS)
 
+``fits`` counts the regular tiles still to come that fit the empty position an
+open side faces (``tiles.COMPAT``): a forest or river with a hole no remaining
+tile fits, or open towards the board edge, can never close and is worth 0.
 ``open`` is the area's open connections (R2.15), ``R`` the regular tiles not
 yet placed or discarded (the one in hand included) and ``f = R / 78`` the
 fraction of the game still to play. A forest or river closed by the tile just
@@ -47,7 +51,9 @@ from hg_env.core.tiles import (
     C_FISH,
     C_LAKES,
     C_MUSHROOMS,
+    COMPAT,
     DEER,
+    FOREST,
     KIND_MENHIR,
     KIND_REGULAR,
     LAKE_FISH,
@@ -55,6 +61,9 @@ from hg_env.core.tiles import (
     NUM_TILES,
     NUM_ZONES,
     REGULAR_TILES,
+    RIVER,
+    SIDE_TYPE,
+    SIDE_ZONES,
     SPECIAL_TILE,
     SPECIAL_ZONE,
     TIGER,
@@ -71,6 +80,9 @@ CLOSE_PER_OPEN = 0.8
 TILES_PER_OPEN = 3.0
 SYSTEM_GROWTH = 0.3
 PAWN_VALUE = 3.0
+HOLE_FITS = 2  # an open side facing a hole that fewer undrawn tiles fit scales p_close down (0: off)
+
+FITS_ANY = COMPAT.any(-1)  # [tile, need code] the tile fits a position with this need in some rotation
 
 
 # ---------------------------------------------------------------- hidden information
@@ -163,6 +175,45 @@ def tiles_left(state: State) -> np.ndarray:
     return (state.regular_len - state.regular_next + in_hand).astype(np.float64)
 
 
+def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
+    """[len(games), Z] per area root: product over its open forest/river sides of min(1, fits / HOLE_FITS).
+
+    ``fits`` counts the regular tiles not yet placed (hand included) that fit
+    the empty position the side faces; a side facing a hole no such tile fits
+    (or the board edge) can never close, which makes the factor 0.
+    """
+    factor = np.ones((len(games), NUM_ZONES))
+    if HOLE_FITS <= 0:
+        return factor
+    row, t = np.nonzero(state.tile_cell[games] >= 0)
+    b = games[row]
+    cell = state.tile_cell[b, t].astype(np.intp)
+    rot = state.board_rot[b, cell]
+    rows, zones, holes = [], [], []
+    for d in range(4):
+        nb = state.board.neighbor[cell, d]
+        kind = SIDE_TYPE[t, rot, d]
+        empty = (nb < 0) | (state.board_tile[b, np.maximum(nb, 0)] < 0)
+        sel = ((kind == FOREST) | (kind == RIVER)) & empty
+        rows.append(row[sel])
+        zones.append(SIDE_ZONES[t[sel], rot[sel], d, 1])
+        holes.append(nb[sel])
+    r, z, hole = np.concatenate(rows), np.concatenate(zones), np.concatenate(holes)
+    if not len(r):
+        return factor
+    root = state.area.find(games[r], z)
+    cells = state.board.num_cells + 1
+    keys = np.unique((r.astype(np.int64) * NUM_ZONES + root) * cells + hole + 1)  # each side's hole once
+    hole = keys % cells - 1
+    r, root = np.divmod(keys // cells, NUM_ZONES)
+    g = games[r]
+    unseen = (state.tile_cell[g] < 0) & ~state.discarded[g] & (TILE_KIND == KIND_REGULAR)  # hand tile included
+    fits = (FITS_ANY[:, state.need[g, np.maximum(hole, 0)].astype(np.intp)].T & unseen).sum(1)
+    fits = np.where(hole < 0, 0, fits)  # open towards the board edge
+    np.multiply.at(factor, (r, root), np.minimum(1.0, fits / HOLE_FITS))
+    return factor
+
+
 def _area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Expected value of the (game, root) areas of the area partition to their pawn majority."""
     kind = ZONE_TYPE[z]
@@ -173,6 +224,9 @@ def _area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -
     fire = z == _special_root(state, state.area, "wildfire")[g]
     meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire)
     p = close_probability(open_, left)
+    if HOLE_FITS > 0:
+        games, row = np.unique(g, return_inverse=True)
+        p = p * hole_factors(state, games)[row, z]
     return np.select(
         [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
         [p * forest_value(tiles, counts[:, C_MUSHROOMS]), p * river_value(tiles, fish), meadow],
