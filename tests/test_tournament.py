@@ -219,6 +219,7 @@ def _result(index: int, table: int, deck: int, agents: list[str], scores: list[i
         "ranks": ranks,
         "error": error,
         "agent_seconds": [1.0] * len(agents),
+        "agent_cpu_seconds": [0.5] * len(agents),
     }
 
 
@@ -253,7 +254,7 @@ def test_ratings_on_a_hand_made_result_set() -> None:
     row_a = summary.rows[0]
     assert row_a.games == 6 and row_a.wins == 5.5 and row_a.mean_score == pytest.approx(125 / 6)
     assert [r.errors for r in summary.rows] == [0, 0, 1]
-    assert summary.seconds["A"] == 1.0
+    assert summary.seconds["A"] == 1.0 and summary.cpu_seconds["A"] == 0.5
     assert ratings.summarize(results, ["C", "B", "A"]).rows == summary.rows
 
     csv_lines = ratings.ratings_csv(summary).splitlines()

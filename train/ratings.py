@@ -3,7 +3,8 @@
 A *result* is one line of a tournament's ``games.jsonl`` (see train.tournament):
 at least ``index`` (its place in the schedule), ``table``, ``deck``, ``agents``
 (spec per seat), ``scores`` and ``ranks`` (1 = first, ties share a rank), and
-optionally ``error`` and ``agent_seconds``.
+optionally ``error``, ``agent_seconds`` and ``agent_cpu_seconds`` (time spent
+deciding: wall clock, and CPU time, which does not grow when the machine is shared).
 
 Everything here is a pure function of the results taken in schedule order, so
 the same finished games give the same tables whatever order they finished in
@@ -57,7 +58,8 @@ class Summary:
     win_low: np.ndarray  # [A, A] 95% bootstrap interval
     win_high: np.ndarray
     pair_games: np.ndarray  # [A, A] games the two played together
-    seconds: dict[str, float]  # mean seconds an agent spent deciding per game
+    seconds: dict[str, float]  # mean wall-clock seconds an agent spent deciding per game
+    cpu_seconds: dict[str, float]  # the same in CPU seconds
     total_games: int
 
 
@@ -89,7 +91,7 @@ def summarize(results: list[dict], agents: Sequence[str]) -> Summary:
     rank_sum = np.zeros(n)
     wins = np.zeros(n)
     errors = np.zeros(n, dtype=int)
-    seconds = np.zeros(n)
+    seconds, cpu = np.zeros(n), np.zeros(n)
     for r in results:
         ranks = np.asarray(r["ranks"])
         first = ranks == 1
@@ -99,6 +101,7 @@ def summarize(results: list[dict], agents: Sequence[str]) -> Summary:
             rank_sum[i] += ranks[seat]
             wins[i] += first[seat] / first.sum()
             seconds[i] += (r.get("agent_seconds") or [0.0] * len(ranks))[seat]
+            cpu[i] += (r.get("agent_cpu_seconds") or [0.0] * len(ranks))[seat]
         err = r.get("error")
         if err:
             errors[index[r["agents"][err["seat"]]]] += 1
@@ -126,7 +129,8 @@ def summarize(results: list[dict], agents: Sequence[str]) -> Summary:
     rate, low, high, count = pairwise_win_rates(results, agents)
     played = {row.agent: row.games for row in rows}
     per_game = {a: float(seconds[index[a]] / played[a]) if played[a] else float("nan") for a in agents}
-    return Summary(rows, agents, rate, low, high, count, per_game, len(results))
+    cpu_per_game = {a: float(cpu[index[a]] / played[a]) if played[a] else float("nan") for a in agents}
+    return Summary(rows, agents, rate, low, high, count, per_game, cpu_per_game, len(results))
 
 
 def pairwise_win_rates(results: list[dict], agents: Sequence[str]) -> tuple[np.ndarray, ...]:
@@ -234,8 +238,8 @@ def markdown(summary: Summary, title: str = "Tournament") -> str:
                     f" (n={summary.pair_games[i, j]})"
                 )
         lines.append(f"| `{summary.agents[i]}` | " + " | ".join(cells) + " |")
-    lines += ["", "| agent | seconds deciding per game |", "|---|---:|"]
-    lines += [f"| `{a}` | {summary.seconds[a]:.2f} |" for a in names]
+    lines += ["", "| agent | seconds deciding per game (wall clock) | CPU seconds per game |", "|---|---:|---:|"]
+    lines += [f"| `{a}` | {summary.seconds[a]:.2f} | {summary.cpu_seconds[a]:.2f} |" for a in names]
     return "\n".join(lines) + "\n"
 
 

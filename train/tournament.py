@@ -129,12 +129,12 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
     agents = {} if agents is None else agents
     n = len(game_spec.agents)
     game = Game(num_players=n, seed=game_spec.deck_seed)
-    seconds = [0.0] * n
+    seconds, cpu = [0.0] * n, [0.0] * n  # wall-clock and CPU time spent deciding, per seat
     started = time.perf_counter()
     seated, error = _seat_agents(game_spec, agents)
     while error is None and not game.is_over:
         seat, mask = game.current_player, game.action_mask()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             obs = _observation(game, seat) if seated[seat].uses_observation else None
             action = seated[seat].act(obs, mask.copy(), game.copy())
@@ -143,6 +143,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
             break
         finally:
             seconds[seat] += time.perf_counter() - t0
+            cpu[seat] += time.process_time() - c0
         in_range = isinstance(action, (int, np.integer)) and 0 <= action < len(mask)
         if not (in_range and mask[action]):
             what = f" ({game.describe(int(action))})" if in_range else ""
@@ -166,6 +167,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "decisions": len(game.history),
         "seconds": round(time.perf_counter() - started, 3),
         "agent_seconds": [round(s, 3) for s in seconds],
+        "agent_cpu_seconds": [round(s, 3) for s in cpu],
         "record": game.to_record(players=list(game_spec.agents), meta={"tournament_game": game_spec.game_id}),
     }
 
