@@ -110,17 +110,18 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 
 # Columns of ``Partition.sums`` (int16), merged by addition except the derived ones:
 #   0 size       zones in the tree (union by size)
-#   1 open       open connections
-#   2 tiles      distinct tiles (derived: popcount of the tile bitset)
-#   3 lake_fish  fish of the distinct lakes attached to a river area (derived from the lake bitset)
-#   4..11        content counts, see tiles.NUM_COUNTS
-#   12..16       occupants per seat: pawns (area partition) or huts (system partition)
-#   17 worth     the additive part of the area's value: 3 x mushrooms + fish + 3 x mammoths
+#   1..8         content counts, see tiles.NUM_COUNTS
+#   9 worth      the additive part of the area's value: 3 x mushrooms + fish + 3 x mammoths
 #                + 2 x aurochs + deer (live animals); see observation.py
-SIZE, OPEN, TILES, LAKE_FISH, COUNTS = 0, 1, 2, 3, 4
-OCCUPANTS = COUNTS + NUM_COUNTS
-WORTH = OCCUPANTS + MAX_PLAYERS
-NUM_SUMS = WORTH + 1
+#   10 open      open connections
+#   11 tiles     distinct tiles (derived: popcount of the tile bitset)
+#   12 lake_fish fish of the distinct lakes attached to a river area (derived from the lake bitset)
+#   13..17       occupants per seat: pawns (area partition) or huts (system partition)
+# open..occupants come last, side by side: observation.py reads them as one block.
+SIZE, COUNTS = 0, 1
+WORTH = COUNTS + NUM_COUNTS
+OPEN, TILES, LAKE_FISH, OCCUPANTS = WORTH + 1, WORTH + 2, WORTH + 3, WORTH + 4
+NUM_SUMS = OCCUPANTS + MAX_PLAYERS
 # Weights of the content counts in ``worth``: each area holds counts of its own kind only.
 WORTH_WEIGHTS = np.zeros(NUM_COUNTS, dtype=np.int16)
 WORTH_WEIGHTS[[C_MUSHROOMS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (3, 1, 3, 2, 1)
@@ -137,7 +138,7 @@ class Partition:
     read and write the same memory."""
 
     parent: np.ndarray  # [B, Z] int16 parent zone; a root is its own parent
-    sums: np.ndarray  # [B, Z, 15] int16 additive accumulators (roots), columns above
+    sums: np.ndarray  # [B, Z, NUM_SUMS] int16 additive accumulators (roots), columns above
     bits: np.ndarray  # [B, Z, 3] uint64 bitsets (roots): tile ids, lake numbers
 
     @property
@@ -158,11 +159,11 @@ class Partition:
 
     @property
     def counts(self) -> np.ndarray:
-        return self.sums[..., COUNTS:OCCUPANTS]
+        return self.sums[..., COUNTS:WORTH]
 
     @property
     def occupants(self) -> np.ndarray:
-        return self.sums[..., OCCUPANTS:WORTH]
+        return self.sums[..., OCCUPANTS:]
 
     @property
     def worth(self) -> np.ndarray:

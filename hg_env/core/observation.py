@@ -152,13 +152,12 @@ def _static_table() -> np.ndarray:
 
 
 STATIC = _static_table()
-_EMPTY_KEY = NUM_TILES * 4
 _ZONE_STARTS = np.searchsorted(ZONE_TILE, np.arange(NUM_TILES))  # zones are sorted by tile
 _PRINTED_ANIMALS = np.add.reduceat(ZONE_ANIMALS, _ZONE_STARTS, axis=0)  # [tile, animal]
 
 
 def _zones_by_type() -> np.ndarray:
-    """``[k, tile, type]`` the tile's k-th zone of each area type, as an index into the
+    """``[tile, k, type]`` the tile's k-th zone of each area type, as an index into the
     stacked zone table of ``_area_features``.
 
     The stacked table has the area partition's zones at 0..Z-1, the system
@@ -170,10 +169,10 @@ def _zones_by_type() -> np.ndarray:
         for t in range(NUM_TILES)
     ]
     width = max(len(zs) for per_tile in lists for zs in per_tile)
-    table = np.empty((width, NUM_TILES, len(groups)), dtype=np.intp)
+    table = np.empty((NUM_TILES, width, len(groups)), dtype=np.intp)
     for t, per_tile in enumerate(lists):
         for i, zs in enumerate(per_tile):
-            table[:, t, i] = zs + [2 * NUM_ZONES] * (width - len(zs))
+            table[t, :, i] = zs + [2 * NUM_ZONES] * (width - len(zs))
     return table
 
 
@@ -217,58 +216,67 @@ def observe(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     seats = np.asarray(seats, dtype=np.intp)
     board = state.board
     n, cells = len(g), board.num_cells
-    n_board, n_static = len(BOARD_CHANNELS), len(STATIC_CHANNELS)
-    d0 = n_static + len(TILE_CHANNELS)  # first decision plane
-    # Built cell-major [G, N, C] so that whole rows are gathered (np.take copies each
-    # cell's channels at once), then transposed once at the end.
-    out = np.zeros((n, cells, n_board), dtype=np.uint8)
-    board_tile = state.board_tile[g].astype(np.intp)
-    placed = board_tile >= 0
-    out[:, :, :n_static] = np.take(STATIC, np.where(placed, board_tile * 4 + state.board_rot[g], _EMPTY_KEY), axis=0)
+    d0 = len(STATIC_CHANNELS) + len(TILE_CHANNELS)  # first decision plane
+    out = np.zeros((n, len(channel_names(board.reach)), cells), dtype=np.uint8)
+    # Tile and area planes are zero off the placed tiles: build one row per placed
+    # (game, tile) pair and scatter the rows onto the tiles' cells.
+    gi, ti = np.nonzero(state.tile_cell[g] >= 0)
+    cell = state.tile_cell[g[gi], ti].astype(np.intp)
     order = _seat_order(state, g, seats)
-    per_tile = _tile_features(state, g, order)  # [G, 96, F] (row 95: empty cell)
-    tile_row = np.where(placed, board_tile, NUM_TILES) + (np.arange(n) * (NUM_TILES + 1))[:, None]
-    out[:, :, n_static:d0] = np.take(per_tile.reshape(-1, per_tile.shape[2]), tile_row, axis=0)
-    in_place = state.phase[g] == PLACE
-    out[in_place, :, d0 : d0 + 4] = state.place_mask[g[in_place]]
+    rows = np.empty((len(gi), d0), dtype=np.uint8)
+    rows[:, : len(STATIC_CHANNELS)] = STATIC[ti * 4 + state.board_rot[g[gi], cell]]
+    rows[:, len(STATIC_CHANNELS) :] = _tile_features(state, g, order, gi, ti)
+    out[gi, :d0, cell] = rows
+    in_place = np.flatnonzero(state.phase[g] == PLACE)
+    out[in_place, d0 : d0 + 4] = state.place_mask[g[in_place]].transpose(0, 2, 1)
     last = state.last_cell[g]
-    has_last = last >= 0
-    out[np.flatnonzero(has_last), last[has_last], d0 + 4] = 1
-    info = np.zeros((n, info_planes(board.reach) * cells), dtype=np.uint8)
-    info[:, : len(INFO_FIELDS)] = _info_vector(state, g, seats, order)
-    planes = np.concatenate([out.transpose(0, 2, 1), info.reshape(n, -1, cells)], axis=1)
-    return planes.reshape(n, -1, board.size, board.size)
+    has_last = np.flatnonzero(last >= 0)
+    out[has_last, d0 + 4, last[has_last]] = 1
+    info = out.reshape(n, -1)[:, len(BOARD_CHANNELS) * cells :]  # a view: info planes, row-major
+    _fill_info(info[:, : len(INFO_FIELDS)], state, g, seats, order)
+    return out.reshape(n, -1, board.size, board.size)
 
 
 def _seat_order(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """[G, 5] absolute seat shown at each relative position; positions past the player
     count point at unseated seats, whose supplies, scores and occupants are all zero."""
+    return _SEAT_ORDER[state.num_players[g], seats]
+
+
+def _seat_order_table() -> np.ndarray:
+    """[players, observer, relative position] -> absolute seat (see _seat_order)."""
     k = np.arange(MAX_PLAYERS)
-    num_players = state.num_players[g].astype(np.intp)[:, None]
-    return np.where(k < num_players, (seats[:, None] + k) % num_players, k)
+    table = np.tile(k, (MAX_PLAYERS + 1, MAX_PLAYERS, 1))
+    for n in range(1, MAX_PLAYERS + 1):
+        table[n, :n, :n] = (np.arange(n)[:, None] + k[:n]) % n
+    return table
 
 
-def _tile_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """[G, 96, len(TILE_CHANNELS)] dynamic features per tile id; row 95 (empty) is zeros."""
-    n = len(g)
-    feats = np.zeros((n, NUM_TILES + 1, len(TILE_CHANNELS)), dtype=np.uint8)
-    feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] = _PRINTED_ANIMALS
+_SEAT_ORDER = _seat_order_table()
+_SEAT_RELATIVE = np.argsort(_SEAT_ORDER, axis=2)  # [players, observer, absolute seat] -> relative position
+
+
+def _tile_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray) -> np.ndarray:
+    """[K, len(TILE_CHANNELS)] dynamic features of tile ``ti[k]`` in game ``g[gi[k]]``."""
+    feats = np.zeros((len(gi), len(TILE_CHANNELS)), dtype=np.uint8)
+    animals = slice(_TC["mammoth"], _TC["tiger"] + 1)
+    feats[:, animals] = _PRINTED_ANIMALS[ti]
     if (state.tile_cell[g, SPECIAL_TILE["hunting_trap"]] >= 0).any():  # only the trap cancels animals
-        cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)  # [G, 95, 4]
-        feats[:, :NUM_TILES, _TC["mammoth"] : _TC["tiger"] + 1] -= cancelled.astype(np.uint8)
-        feats[:, :NUM_TILES, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
-    gi, ti = np.nonzero(state.occupant_seat[g] >= 0)
+        cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)[gi, ti]  # [K, 4]
+        feats[:, animals] -= cancelled.astype(np.uint8)
+        feats[:, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
     seat = state.occupant_seat[g[gi], ti]
-    relative = np.argmax(order[gi] == seat[:, None], axis=1)
-    kind = state.occupant_kind[g[gi], ti]
-    feats[gi, ti, _TC["pawn_p0"] + MAX_PLAYERS * kind + relative] = 1  # hut_p* follow pawn_p*
-    feats[gi, ti, _TC["occupant_zone"]] = state.occupant_local[g[gi], ti] + 1
-    feats[:, :NUM_TILES, _TC["forest_open"] :] = _area_features(state, g, order)
+    k = np.flatnonzero(seat >= 0)
+    relative = _SEAT_RELATIVE[state.num_players[g[gi[k]]], order[gi[k], 0], seat[k]]
+    kind = state.occupant_kind[g[gi[k]], ti[k]]
+    feats[k, _TC["pawn_p0"] + MAX_PLAYERS * kind + relative] = 1  # hut_p* follow pawn_p*
+    feats[k, _TC["occupant_zone"]] = state.occupant_local[g[gi[k]], ti[k]] + 1
+    feats[:, _TC["forest_open"] :] = _area_features(state, g, order, gi, ti)
     return feats
 
 
-def _area_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """[G, 95, 4 * len(AREA_FEATURES)] area features per tile and area type."""
+def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray) -> np.ndarray:
+    """[K, 4 * len(AREA_FEATURES)] area features of tile ``ti[k]`` in game ``g[gi[k]]``, per area type."""
     n, z = len(g), NUM_ZONES
     area_roots, system_roots = state.area.all_roots(g), state.system.all_roots(g)
     # The root accumulators of every zone, areas then systems, then a zero row (see _zones_by_type).
@@ -286,20 +294,13 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray) -> np.ndarray
     raft = _special_root(state, g, system_roots, "raft")
     if raft is not None:  # R7.18: the raft's system scores its lakes too
         value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
-    # Reuse the copy's columns so that [open, tiles, value, occupants by relative seat] sit side by side.
-    occupants = np.take(sums, _row_offsets(n) + (OCCUPANTS + order)[:, None, :])
-    sums[..., LAKE_FISH] = value
-    sums[..., COUNTS : COUNTS + MAX_PLAYERS] = occupants
-    features = sums[..., OPEN : COUNTS + MAX_PLAYERS]  # the AREA_FEATURES, in order
-    per_type = np.take(features, _ZONE_SLOTS, axis=1).max(axis=1)  # [G, 95, type, F]: max over a tile's zones
-    return np.minimum(per_type, 255).reshape(n, NUM_TILES, -1).astype(np.uint8)
-
-
-@cache
-def _row_offsets(n: int) -> np.ndarray:
-    """[n, 2Z+1, 1] flat offset of each row of _area_features' stacked table."""
-    rows = n * (2 * NUM_ZONES + 1)
-    return (np.arange(rows) * NUM_SUMS).reshape(n, -1, 1)
+    sums[..., LAKE_FISH] = value  # columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat
+    slots = (gi * (2 * z + 1))[:, None, None] + _ZONE_SLOTS[ti]  # [K, slot, type]
+    per_type = np.take(sums.reshape(-1, NUM_SUMS), slots, axis=0)[..., OPEN:].max(axis=1)  # [K, type, F]
+    # Occupants by relative seat: one gather over the flat [K, type, F] block.
+    row_starts = np.arange(0, per_type.size, per_type.shape[2]).reshape(len(gi), -1, 1)
+    per_type[..., -MAX_PLAYERS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS - OPEN)[:, None, :]]
+    return np.minimum(per_type, 255).reshape(len(gi), -1).astype(np.uint8)
 
 
 def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray | None:
@@ -309,35 +310,32 @@ def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) ->
     return np.where(placed, roots[:, zone], -1) if placed.any() else None
 
 
-def _info_vector(state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """[G, len(INFO_FIELDS)] uint8, in the order of INFO_FIELDS."""
-    num_players = state.num_players[g].astype(np.intp)
+def _fill_info(info: np.ndarray, state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> None:
+    """Write the INFO_FIELDS of games g, in order, into the zeroed uint8 rows ``info`` [G, >= fields]."""
+    rows = np.arange(len(g))
     score = np.minimum(state.score[g[:, None], order], 255 * 256 + 255)
-    supply = state.supply[g[:, None], order]  # [G, 5, 2]
+    info[:, _INFO["score_lo_p0"] : _INFO["score_hi_p0"]] = score & 255
+    info[:, _INFO["score_hi_p0"] : _INFO["pawns_p0"]] = score >> 8
+    supply = state.supply[g[:, None], order]  # [G, seat, pawns / huts]
+    info[:, _INFO["pawns_p0"] : _INFO["seated_p0"]] = supply.transpose(0, 2, 1).reshape(len(g), -1)
+    num_players = state.num_players[g].astype(np.intp)
+    info[:, _INFO["seated_p0"] : _INFO["acting_p0"]] = num_players[:, None] > _SEAT_IDS
     phase = state.phase[g]
-    acting = np.where(phase == OVER, -1, (state.current[g] - seats) % num_players)
-    tile = state.tile_to_place[g]
-    unseen = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g] & (tile[:, None] != _TILE_IDS)
-    parts = [
-        score % 256,
-        score // 256,
-        supply[..., 0],
-        supply[..., 1],
-        num_players[:, None] > _SEAT_IDS,  # seated
-        acting[:, None] == _SEAT_IDS,
-        np.arange(len(PHASE_NAMES)) == phase[:, None],
-        state.extra_turn[g, None],
-        (state.regular_len[g] - state.regular_next[g])[:, None],
-        (state.menhir_len[g] - state.menhir_next[g])[:, None],
-        state.pit_range[g],
-        tile[:, None] == _TILE_IDS,  # to place
-        unseen,
-    ]
-    return np.concatenate(parts, axis=1, dtype=np.uint8, casting="unsafe")  # every part is [G, k]
+    on = phase != OVER
+    info[rows[on], _INFO["acting_p0"] + (state.current[g[on]] - seats[on]) % num_players[on]] = 1
+    info[rows, _INFO["phase_" + PHASE_NAMES[0]] + phase] = 1
+    info[:, _INFO["extra_turn"]] = state.extra_turn[g]
+    info[:, _INFO["regular_left"]] = state.regular_len[g] - state.regular_next[g]
+    info[:, _INFO["menhir_left"]] = state.menhir_len[g] - state.menhir_next[g]
+    info[:, _INFO["pit_lo"] : _INFO["pit_hi"] + 1] = state.pit_range[g]
+    info[:, _INFO["unseen_t0"] :] = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g]
+    tile = state.tile_to_place[g].astype(np.intp)
+    drawn = tile >= 0  # the tile to place is public: no longer unseen
+    info[rows[drawn], _INFO["to_place_t0"] + tile[drawn]] = 1
+    info[rows[drawn], _INFO["unseen_t0"] + tile[drawn]] = 0
 
 
 _SEAT_IDS = np.arange(MAX_PLAYERS)
-_TILE_IDS = np.arange(NUM_TILES)
 
 
 def decode_board(obs: np.ndarray, reach: int = 12) -> dict:
