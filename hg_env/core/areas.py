@@ -230,7 +230,13 @@ def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
     price is this pass over the zones of the games that joined areas."""
     games = old // NUM_ZONES
     if len(games) <= 16:  # few joins (the single-game case): cheaper with Python ints
-        rows = np.array(sorted(set(games.tolist())), dtype=np.intp)
+        distinct = sorted(set(games.tolist()))
+        if len(distinct) == 1:  # one game: remap its row in place
+            remap = _ZONE_IDS.copy()
+            remap[old % NUM_ZONES] = new % NUM_ZONES
+            parent[distinct[0]] = remap[parent[distinct[0]]]
+            return
+        rows = np.array(distinct, dtype=np.intp)
         row_of = np.searchsorted(rows, games)
     else:
         rows, row_of = np.unique(games, return_inverse=True)

@@ -82,6 +82,7 @@ from hg_env.core.tiles import (
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
 _IMMEDIATE_POWER = np.isin(np.arange(NUM_TILES), [SPECIAL_TILE[p] for p in ("shaman", "logboat", "hunting_trap")])
+_CLOSABLE = (TILE_ZONE >= 0) & np.isin(ZONE_TYPE[np.maximum(TILE_ZONE, 0)], [Z_FOREST, Z_RIVER])  # [tile, local]
 _COMPAT_ROWS = COMPAT.reshape(-1, 4)  # row tile * _NEED_CODES + need code: fits per rotation
 _NEED_CODES = COMPAT.shape[1]
 _OPPOSITE_SHIFT = (2 * ((np.arange(4) + 2) % 4)).astype(np.uint16)  # need-code bits of the facing side
@@ -365,11 +366,11 @@ def _finish_tile(state: State, g: np.ndarray) -> None:
 
 def _end_of_turn(state: State, g: np.ndarray, menhir_forests: list[list[int]] | None) -> None:
     """T6 (R3.2, R3.3): a menhir forest closed in a regular turn earns one extra turn."""
-    closed = np.array([bool(m) for m in menhir_forests], dtype=bool)
-    extra = closed & ~state.extra_turn[g]
-    if not extra.any():  # the common case: no extra turn anywhere
+    if not any(menhir_forests):  # the common case: no menhir forest closed anywhere
         _begin_regular_turn(state, g)
         return
+    closed = np.array([bool(m) for m in menhir_forests], dtype=bool)
+    extra = closed & ~state.extra_turn[g]
     ge = g[extra]
     if len(ge) and not state.rules.extra_turn_after_last_tile:
         ge = ge[_regular_tile_left(state, ge)]  # Q3 option: the last tile's extra turn is lost
@@ -554,12 +555,9 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
 
     Returns, per game, the tile-id sets of closed forests holding a menhir (T6)."""
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
-    zones = TILE_ZONE[tile]
-    kind = ZONE_TYPE[np.maximum(zones, 0)]
-    candidate = (zones >= 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
     gg = g[:, None]
-    roots = state.area.find(gg, np.maximum(zones, 0))
-    closed = candidate & (state.area.open[gg, roots] == 0)
+    roots = state.area.find(gg, np.maximum(TILE_ZONE[tile], 0))
+    closed = _CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
     menhir_forests: list[list[set[int]]] = [[] for _ in g]
     if not closed.any():
         return menhir_forests
