@@ -296,11 +296,11 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
         value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
     sums[..., LAKE_FISH] = value  # columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat
     slots = (gi * (2 * z + 1))[:, None, None] + _ZONE_SLOTS[ti]  # [K, slot, type]
-    per_type = np.take(sums.reshape(-1, NUM_SUMS), slots, axis=0)[..., OPEN:].max(axis=1)  # [K, type, F]
-    # Occupants by relative seat: one gather over the flat [K, type, F] block.
-    row_starts = np.arange(0, per_type.size, per_type.shape[2]).reshape(len(gi), -1, 1)
-    per_type[..., -MAX_PLAYERS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS - OPEN)[:, None, :]]
-    return np.minimum(per_type, 255).reshape(len(gi), -1).astype(np.uint8)
+    per_type = np.take(sums.reshape(-1, NUM_SUMS), slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
+    # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
+    row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
+    per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
+    return np.minimum(per_type[..., OPEN:], 255).reshape(len(gi), -1).astype(np.uint8)
 
 
 def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray | None:
