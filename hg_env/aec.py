@@ -75,6 +75,7 @@ from hg_env.game import Game
 
 REWARDS = ("win", "score_diff", "score")
 RESET_OPTIONS = ("regular_deck", "menhir_deck")
+_THE_GAME = np.zeros(1, dtype=np.intp)  # the Game's state holds one game: row 0
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -176,7 +177,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         state = self.game.state
-        board = observe(state, np.zeros(1, dtype=np.intp), np.array([seat]))[0]
+        board = observe(state, _THE_GAME, np.array([seat]))[0]
         if not self.game.is_over and seat == self.game.current_player:
             mask = self.game.action_mask().view(np.int8)  # bool and int8 share a layout: no copy
         else:

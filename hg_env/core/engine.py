@@ -139,15 +139,15 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
 
     With ``games``, only those games: [len(games), A], rows in that order."""
     layout = action_layout(state.rules.reach)
-    if games is not None:
+    if games is None:
+        rows, wanted = np.arange(state.batch_size), np.zeros(state.batch_size, dtype=np.int64)
+    else:
         games = np.asarray(games, dtype=np.intp)
         rows = np.full(state.batch_size, -1, dtype=np.int64)
         rows[games] = np.arange(len(games))
-        selected = rows >= 0
-    else:
-        rows, selected = np.arange(state.batch_size), np.ones(state.batch_size, dtype=bool)
-    mask = np.zeros((int(selected.sum()), layout.size), dtype=bool)
-    for phase, g in _by_phase(state, np.where(selected, 0, -1)).items():
+        wanted = np.where(rows >= 0, 0, -1)  # _by_phase groups the games given a non-negative action
+    mask = np.zeros((len(rows) if games is None else len(games), layout.size), dtype=bool)
+    for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
         if phase == PLACE:
             mask[r, : layout.pawn] = state.place_mask[g].reshape(len(g), -1)
@@ -291,12 +291,16 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
         nxt[gg] += 1
         fits = np.take(_COMPAT_ROWS, tile[:, None] * _NEED_CODES + state.need[gg], axis=0)  # [G, N, rot]
         ok = fits.reshape(len(gg), -1).any(1)
+        if ok.all():  # the common case: every game's first tile fits
+            state.tile_to_place[gg] = tile
+            state.place_mask[gg] = fits
+            found[todo] = True
+            break
         state.tile_to_place[gg[ok]] = tile[ok]
         state.place_mask[gg[ok]] = fits[ok]
         found[todo[ok]] = True
-        if not ok.all():
-            state.discarded[gg[~ok], tile[~ok]] = True
-            _log(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
+        state.discarded[gg[~ok], tile[~ok]] = True
+        _log(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
 

@@ -321,8 +321,7 @@ def _fill_info(info: np.ndarray, state: State, g: np.ndarray, seats: np.ndarray,
     num_players = state.num_players[g].astype(np.intp)
     info[:, _INFO["seated_p0"] : _INFO["acting_p0"]] = num_players[:, None] > _SEAT_IDS
     phase = state.phase[g]
-    on = phase != OVER
-    info[rows[on], _INFO["acting_p0"] + (state.current[g[on]] - seats[on]) % num_players[on]] = 1
+    info[rows, _INFO["acting_p0"] + (state.current[g] - seats) % num_players] = phase != OVER  # no one acts once over
     info[rows, _INFO["phase_" + PHASE_NAMES[0]] + phase] = 1
     info[:, _INFO["extra_turn"]] = state.extra_turn[g]
     info[:, _INFO["regular_left"]] = state.regular_len[g] - state.regular_next[g]
