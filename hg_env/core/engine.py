@@ -185,22 +185,22 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
 
 
 def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """[len(g)] bool: actions ``a`` (all >= 0, see _by_phase) are legal in games g, all in ``phase``."""
     layout = action_layout(state.rules.reach)
-    inside = (a >= 0) & (a < layout.size)
     if phase == PLACE:
         place = a < layout.pawn
         return place & state.place_mask.reshape(state.batch_size, -1)[g, np.where(place, a, 0)]
     if phase == OCCUPY:
-        occupy = inside & (a >= layout.pawn) & (a < layout.retake)
+        occupy = (a >= layout.pawn) & (a < layout.retake)
         return (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.pawn, 0)]
     if phase == RETAKE:
-        retake = inside & (a >= layout.retake) & (a < layout.pit)
+        retake = (a >= layout.retake) & (a < layout.pit)
         tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
         own = _own_pawns(state, g)[np.arange(len(g)), np.maximum(tile, 0)]
         return (a == layout.none) | retake & (tile >= 0) & own
     if phase == PIT_TRAP:
         k = a - layout.pit
-        return inside & (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
+        return (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
     return np.zeros(len(g), dtype=bool)  # OVER: no action is legal
 
 
