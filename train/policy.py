@@ -190,7 +190,7 @@ class BoardNet(nn.Module):
         active = (board[:, _CH["tile"]] > 0) | (board[:, _CH["legal_r0"] : _CH["legal_r3"] + 1].amax(1) > 0)
         game, cell = active.nonzero(as_tuple=True)  # [T] each
         t = len(game)
-        x = board.transpose(1, 2).reshape(b * n, c)[game * n + cell].float()  # [T, c]
+        x = board[game, :, cell].float()  # [T, c]: only the active cells' channels are gathered
         rot = x[:, _CH["rot0"] : _CH["rot3"] + 1].argmax(-1)
         tile_id = x[:, _CH["tile_id"]].long()  # tile + 1, 0 = empty
         tile_key = torch.where(tile_id > 0, (tile_id - 1) * 4 + rot, NO_TILE)
