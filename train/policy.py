@@ -16,7 +16,7 @@ convolutions over all 625 cells of every observation.
      ├─ board planes (84) ── pack the active cells ──> [T, 84] * channel_scale
      │     stem: Linear(84 -> C) + embedding(tile, rotation) + context      [T, C]
      │     `layers` x residual sparse conv: h += relu(Linear(5C -> C)(h of cell, N, E, S, W))
-     │     ├─ placement, per cell and rotation r of the tile to place:
+     │     ├─ placement, per cell where the tile fits and rotation r of the tile to place:
      │     │     relu(W h_cell + U embedding(tile, r) + V static(tile, r)
      │     │          + sum over sides d of M[terrain of side d at r] h_neighbour(d)) -> 1 logit
      │     └─ retake, per cell: Linear(C -> 1)
@@ -29,7 +29,8 @@ convolutions over all 625 cells of every observation.
 
 The logits are laid out exactly as the flat action space (``hg_env.core.actions``):
 ``[4N place][8 pawn][10 hut][N retake][17 pit][1 none]``; placement ``4 * cell + rot``
-is row-major over ``[N, 4]``. Cells that are not active get logit 0, always masked out.
+is row-major over ``[N, 4]``. Placements on cells where the tile fits nowhere, and retakes
+on cells that are not active, get logit 0: they are always masked out.
 
 ``HGPolicy`` plugs the network into sb3-contrib's ``MaskablePPO``;
 ``CompactRolloutBuffer`` keeps the rollout's observations (uint8) and masks (bool)
@@ -214,14 +215,17 @@ class BoardNet(nn.Module):
         rotation_keys = torch.where(has_tile, rotation_keys, NO_TILE)  # [B, 4]
         rotations = self.place_rotation(self.tile_embedding(rotation_keys))  # [B, 4, C]
         rotations = rotations + self.place_static(self.rotation_static[rotation_keys])  # sides, fish, specials
-        touching = torch.cat([h, zero_row])[neighbours.reshape(t, STENCIL)[:, 1:]]  # [T, 4 sides, C]
-        by_terrain = torch.einsum("tdc,kce->tdke", touching, self.place_side).reshape(t, 12, -1)  # [T, 4 x 3, C]
-        terrain = self.side_terrain[rotation_keys][game]  # [T, 4 rotations, 4 sides]
-        pick = (torch.arange(4, device=obs.device) * 3 + terrain).reshape(t, 16, 1).expand(-1, -1, h.shape[1])
-        sides = by_terrain.gather(1, pick).reshape(t, 4, 4, -1).sum(2)  # [T, 4 rotations, C]
-        joint = torch.relu(self.place_cell(h).unsqueeze(1) + rotations[game] + sides)  # [T, 4, C]
-        per_cell = torch.cat([self.place_out(joint).squeeze(-1), self.retake_out(h)], -1)  # [T, 5]
-        cell_logits = per_cell.new_zeros(b * n, 5).index_put((game * n + cell,), per_cell).reshape(b, n, 5)
+        # Only the L cells where the tile fits get placement logits: every other placement is masked out.
+        fits = (x[:, _CH["legal_r0"] : _CH["legal_r3"] + 1] > 0).any(1).nonzero(as_tuple=True)[0]  # [L]
+        ell, fit_game, channels = len(fits), game[fits], h.shape[1]
+        touching = torch.cat([h, zero_row])[neighbours.reshape(t, STENCIL)[fits, 1:]]  # [L, 4 sides, C]
+        by_terrain = torch.einsum("ldc,kce->ldke", touching, self.place_side).reshape(ell, 12, channels)  # [L, 4x3, C]
+        terrain = self.side_terrain[rotation_keys][fit_game]  # [L, 4 rotations, 4 sides]
+        pick = (torch.arange(4, device=obs.device) * 3 + terrain).reshape(ell, 16, 1).expand(-1, -1, channels)
+        sides = by_terrain.gather(1, pick).reshape(ell, 4, 4, channels).sum(2)  # [L, 4 rotations, C]
+        joint = torch.relu(self.place_cell(h[fits]).unsqueeze(1) + rotations[fit_game] + sides)  # [L, 4, C]
+        place_logits = h.new_zeros(b * n, 4).index_put((fit_game * n + cell[fits],), self.place_out(joint).squeeze(-1))
+        retake_logits = h.new_zeros(b * n).index_put((game * n + cell,), self.retake_out(h).squeeze(-1))
 
         # Trunk: pooled board, the tile placed last (occupant choices are about it), context.
         count = torch.bincount(game, minlength=b).clamp(min=1).unsqueeze(1)
@@ -251,10 +255,10 @@ class BoardNet(nn.Module):
         occupants = self.zone_out(zone_hidden)  # [B, 10, 2]
         logits = torch.cat(
             [
-                cell_logits[..., :4].reshape(b, 4 * n),
+                place_logits.reshape(b, 4 * n),
                 occupants[:, :8, 0],
                 occupants[:, :, 1],
-                cell_logits[..., 4],
+                retake_logits.reshape(b, n),
                 other,
             ],
             1,
