@@ -220,12 +220,13 @@ def observe(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     out = np.zeros((n, len(channel_names(board.reach)), cells), dtype=np.uint8)
     # Tile and area planes are zero off the placed tiles: build one row per placed
     # (game, tile) pair and scatter the rows onto the tiles' cells.
-    gi, ti = np.nonzero(state.tile_cell[g] >= 0)
-    cell = state.tile_cell[g[gi], ti].astype(np.intp)
+    tile_cell = state.tile_cell[g]
+    gi, ti = np.nonzero(tile_cell >= 0)  # pair k: tile ti[k] of observation gi[k], game g[gi[k]]
+    cell, game = tile_cell[gi, ti].astype(np.intp), g[gi]
     order = _seat_order(state, g, seats)
     rows = np.empty((len(gi), d0), dtype=np.uint8)
-    rows[:, : len(STATIC_CHANNELS)] = STATIC[ti * 4 + state.board_rot[g[gi], cell]]
-    rows[:, len(STATIC_CHANNELS) :] = _tile_features(state, g, order, gi, ti)
+    rows[:, : len(STATIC_CHANNELS)] = STATIC[ti * 4 + state.board_rot[game, cell]]
+    rows[:, len(STATIC_CHANNELS) :] = _tile_features(state, g, order, gi, ti, game)
     out[gi, :d0, cell] = rows
     in_place = np.flatnonzero(state.phase[g] == PLACE)
     out[in_place, d0 : d0 + 4] = state.place_mask[g[in_place]].transpose(0, 2, 1)
@@ -256,8 +257,10 @@ _SEAT_ORDER = _seat_order_table()
 _SEAT_RELATIVE = np.argsort(_SEAT_ORDER, axis=2)  # [players, observer, absolute seat] -> relative position
 
 
-def _tile_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray) -> np.ndarray:
-    """[K, len(TILE_CHANNELS)] dynamic features of tile ``ti[k]`` in game ``g[gi[k]]``."""
+def _tile_features(
+    state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray, game: np.ndarray
+) -> np.ndarray:
+    """[K, len(TILE_CHANNELS)] dynamic features of tile ``ti[k]`` in ``game[k] = g[gi[k]]``."""
     feats = np.zeros((len(gi), len(TILE_CHANNELS)), dtype=np.uint8)
     animals = slice(_TC["mammoth"], _TC["tiger"] + 1)
     feats[:, animals] = _PRINTED_ANIMALS[ti]
@@ -265,12 +268,12 @@ def _tile_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
         cancelled = np.add.reduceat(state.cancelled[g], _ZONE_STARTS, axis=1)[gi, ti]  # [K, 4]
         feats[:, animals] -= cancelled.astype(np.uint8)
         feats[:, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
-    seat = state.occupant_seat[g[gi], ti]
+    seat = state.occupant_seat[game, ti]
     k = np.flatnonzero(seat >= 0)
-    relative = _SEAT_RELATIVE[state.num_players[g[gi[k]]], order[gi[k], 0], seat[k]]
-    kind = state.occupant_kind[g[gi[k]], ti[k]]
-    feats[k, _TC["pawn_p0"] + MAX_PLAYERS * kind + relative] = 1  # hut_p* follow pawn_p*
-    feats[k, _TC["occupant_zone"]] = state.occupant_local[g[gi[k]], ti[k]] + 1
+    gk, tk = game[k], ti[k]
+    relative = _SEAT_RELATIVE[state.num_players[gk], order[gi[k], 0], seat[k]]
+    feats[k, _TC["pawn_p0"] + MAX_PLAYERS * state.occupant_kind[gk, tk] + relative] = 1  # hut_p* follow pawn_p*
+    feats[k, _TC["occupant_zone"]] = state.occupant_local[gk, tk] + 1
     feats[:, _TC["forest_open"] :] = _area_features(state, g, order, gi, ti)
     return feats
 
@@ -285,7 +288,8 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
     offsets = g[:, None] * z
     np.take(state.area.sums.reshape(-1, NUM_SUMS), offsets + area_roots, axis=0, out=sums[:, :z], mode="clip")
     np.take(state.system.sums.reshape(-1, NUM_SUMS), offsets + system_roots, axis=0, out=sums[:, z:-1], mode="clip")
-    value = sums[..., WORTH] + sums[..., TILES] * _VALUE_TILES + sums[..., LAKE_FISH]
+    value = sums[..., LAKE_FISH]  # a view: the column becomes the value (AREA_FEATURES order)
+    value += sums[..., WORTH] + sums[..., TILES] * _VALUE_TILES
     eaten = np.minimum(sums[:, :z, COUNTS + DEER], sums[:, :z, COUNTS + TIGER])
     fire = _special_root(state, g, area_roots, "wildfire")
     if fire is not None:  # R7.17: tigers eat no deer in the wildfire's meadow
@@ -294,7 +298,7 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
     raft = _special_root(state, g, system_roots, "raft")
     if raft is not None:  # R7.18: the raft's system scores its lakes too
         value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
-    sums[..., LAKE_FISH] = value  # columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat
+    # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
     slots = (gi * (2 * z + 1))[:, None, None] + _ZONE_SLOTS[ti]  # [K, slot, type]
     per_type = np.take(sums.reshape(-1, NUM_SUMS), slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
     # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
