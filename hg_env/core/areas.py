@@ -243,7 +243,7 @@ def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
     remap = np.tile(_ZONE_IDS, (len(rows), 1))  # identity per game
     remap[row_of, old % NUM_ZONES] = new % NUM_ZONES
     offsets = (np.arange(len(rows)) * NUM_ZONES)[:, None]
-    parent[rows] = np.take(remap, parent[rows] + offsets)
+    parent[rows] = remap.take(parent[rows] + offsets)
 
 
 def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

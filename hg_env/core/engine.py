@@ -179,9 +179,9 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
     """{phase: games} for the games that get an action (non-negative)."""
     if state.batch_size == 1:  # the single-game fast path
         return {int(state.phase[0]): np.zeros(1, dtype=np.intp)} if actions[0] >= 0 else {}
-    games = np.flatnonzero(actions >= 0)
+    games = (actions >= 0).nonzero()[0]
     phase = state.phase[games]
-    return {int(p): games[phase == p] for p in np.flatnonzero(np.bincount(phase, minlength=len(PHASE_NAMES)))}
+    return {int(p): games[phase == p] for p in np.bincount(phase, minlength=len(PHASE_NAMES)).nonzero()[0]}
 
 
 def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -289,7 +289,7 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
         gg = g[todo]
         tile = deck[gg, nxt[gg]].astype(np.intp)
         nxt[gg] += 1
-        fits = np.take(_COMPAT_ROWS, tile[:, None] * _NEED_CODES + state.need[gg], axis=0)  # [G, N, rot]
+        fits = _COMPAT_ROWS.take(tile[:, None] * _NEED_CODES + state.need[gg], axis=0)  # [G, N, rot]
         ok = fits.reshape(len(gg), -1).any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
@@ -317,14 +317,14 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     target = np.where(on_board, neighbor, cell[:, None])  # off-board updates land on the (occupied) cell
     state.need[gg, target] |= SIDE_TYPE[tile, rot].astype(np.uint16) << _OPPOSITE_SHIFT
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
-    gi, d = np.nonzero(there >= 0)
+    gi, d = (there >= 0).nonzero()
     if not len(gi):
         return
     nb = there[gi, d]
     mine = SIDE_ZONES[tile[gi], rot[gi], d]  # [pairs, slot]
     theirs = SIDE_ZONES[nb, state.board_rot[g[gi], neighbor[gi, d]], (d + 2) % 4]
     river = SIDE_TYPE[tile[gi], rot[gi], d] == RIVER
-    ri = np.flatnonzero(river)
+    ri = river.nonzero()[0]
     # slot 1 meets slot 1; on river sides the meadows cross: 0 meets 2 and 2 meets 0
     a = np.concatenate([mine[:, 1], mine[ri, 0], mine[ri, 2]])
     b = np.concatenate([theirs[:, 1], theirs[ri, 2], theirs[ri, 0]])
@@ -567,7 +567,7 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
         return menhir_forests
     same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER
     first = closed & ~same.any(-1)
-    rows, cols = np.nonzero(first)
+    rows, cols = first.nonzero()
     sg, root = g[rows], roots[rows, cols]
     tiles = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
@@ -594,7 +594,7 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
         menhir_forests[rows[i]].append(set(np.flatnonzero(members[i]).tolist()))
     # R6.4: every pawn of a scored area returns, majority and minority alike.
     pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] == PAWN)
-    pi, pt = np.nonzero(pawn)
+    pi, pt = pawn.nonzero()
     zone = TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
     inside = state.area.find(sg[pi], zone) == root[pi]
     _remove_pawns(state, sg[pi[inside]], pt[inside])

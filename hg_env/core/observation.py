@@ -221,17 +221,17 @@ def observe(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     # Tile and area planes are zero off the placed tiles: build one row per placed
     # (game, tile) pair and scatter the rows onto the tiles' cells.
     tile_cell = state.tile_cell[g]
-    gi, ti = np.nonzero(tile_cell >= 0)  # pair k: tile ti[k] of observation gi[k], game g[gi[k]]
+    gi, ti = (tile_cell >= 0).nonzero()  # pair k: tile ti[k] of observation gi[k], game g[gi[k]]
     cell, game = tile_cell[gi, ti].astype(np.intp), g[gi]
     order = _seat_order(state, g, seats)
     rows = np.empty((len(gi), d0), dtype=np.uint8)
     rows[:, : len(STATIC_CHANNELS)] = STATIC[ti * 4 + state.board_rot[game, cell]]
     rows[:, len(STATIC_CHANNELS) :] = _tile_features(state, g, order, gi, ti, game)
     out[gi, :d0, cell] = rows
-    in_place = np.flatnonzero(state.phase[g] == PLACE)
+    in_place = (state.phase[g] == PLACE).nonzero()[0]
     out[in_place, d0 : d0 + 4] = state.place_mask[g[in_place]].transpose(0, 2, 1)
     last = state.last_cell[g]
-    has_last = np.flatnonzero(last >= 0)
+    has_last = (last >= 0).nonzero()[0]
     out[has_last, d0 + 4, last[has_last]] = 1
     info = out.reshape(n, -1)[:, len(BOARD_CHANNELS) * cells :]  # a view: info planes, row-major
     _fill_info(info[:, : len(INFO_FIELDS)], state, g, seats, order)
@@ -269,7 +269,7 @@ def _tile_features(
         feats[:, animals] -= cancelled.astype(np.uint8)
         feats[:, _TC["mammoth_cancelled"] : _TC["tiger_cancelled"] + 1] = cancelled
     seat = state.occupant_seat[game, ti]
-    k = np.flatnonzero(seat >= 0)
+    k = (seat >= 0).nonzero()[0]
     gk, tk = game[k], ti[k]
     relative = _SEAT_RELATIVE[state.num_players[gk], order[gi[k], 0], seat[k]]
     feats[k, _TC["pawn_p0"] + MAX_PLAYERS * state.occupant_kind[gk, tk] + relative] = 1  # hut_p* follow pawn_p*
@@ -286,8 +286,8 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
     sums = np.empty((n, 2 * z + 1, NUM_SUMS), dtype=np.int16)
     sums[:, -1] = 0
     offsets = g[:, None] * z
-    np.take(state.area.sums.reshape(-1, NUM_SUMS), offsets + area_roots, axis=0, out=sums[:, :z], mode="clip")
-    np.take(state.system.sums.reshape(-1, NUM_SUMS), offsets + system_roots, axis=0, out=sums[:, z:-1], mode="clip")
+    state.area.sums.reshape(-1, NUM_SUMS).take(offsets + area_roots, axis=0, out=sums[:, :z], mode="clip")
+    state.system.sums.reshape(-1, NUM_SUMS).take(offsets + system_roots, axis=0, out=sums[:, z:-1], mode="clip")
     value = sums[..., LAKE_FISH]  # a view: the column becomes the value (AREA_FEATURES order)
     value += sums[..., WORTH] + sums[..., TILES] * _VALUE_TILES
     eaten = np.minimum(sums[:, :z, COUNTS + DEER], sums[:, :z, COUNTS + TIGER])
@@ -300,7 +300,7 @@ def _area_features(state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarra
         value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
     # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
     slots = (gi * (2 * z + 1))[:, None, None] + _ZONE_SLOTS[ti]  # [K, slot, type]
-    per_type = np.take(sums.reshape(-1, NUM_SUMS), slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
+    per_type = sums.reshape(-1, NUM_SUMS).take(slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
     # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
     row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
     per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
