@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 
 import numpy as np
 
@@ -54,26 +55,30 @@ def print_core(result: dict, as_json: bool) -> None:
 
 def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: int = 0) -> dict[str, float]:
     """AEC steps per second of each env with uniformly random legal actions (the standard
-    ``agent_iter`` loop). The envs take turns in ``rounds`` slices of ``seconds / rounds``
-    and each reports its best slice, as ``timeit`` reports its best repeat: other work on
-    the machine only ever slows a slice down, so the best one is the fairest estimate."""
+    ``agent_iter`` loop): all its steps over all its time.
+
+    The envs take turns in ``rounds`` slices of ``seconds / rounds`` each, so that a
+    change in machine load falls on all of them alike. Each env has its own generator,
+    so the games it plays do not depend on how many draws the others made. (The mean,
+    not the best slice: a step's cost depends on the position, by 10-20% for chess, so
+    the best slice would measure the cheapest positions rather than the env.)"""
     envs = {name: make() for name, make in makers.items()}
-    best = dict.fromkeys(envs, 0.0)
-    rng = np.random.default_rng(seed)
+    rngs = {name: np.random.default_rng([seed, zlib.crc32(name.encode())]) for name in envs}
+    steps, spent = dict.fromkeys(envs, 0), dict.fromkeys(envs, 0.0)
     for env in envs.values():
         env.reset(seed=seed)
     for _ in range(rounds):
         for name, env in envs.items():
-            steps, start = 0, time.perf_counter()
+            rng, start = rngs[name], time.perf_counter()
             while time.perf_counter() - start < seconds / rounds:
                 if not env.agents:  # the game is over and every agent has left: a new game
                     env.reset(seed=int(rng.integers(2**31)))
                 obs, _, terminated, truncated, _ = env.last()
                 done = terminated or truncated
                 env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-                steps += 1
-            best[name] = max(best[name], steps / (time.perf_counter() - start))
-    return best
+                steps[name] += 1
+            spent[name] += time.perf_counter() - start
+    return {name: steps[name] / spent[name] for name in envs}
 
 
 def bench_env(seconds: float = 5.0) -> dict:
