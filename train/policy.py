@@ -146,10 +146,7 @@ class BoardNet(nn.Module):
         zones, zone_group = zone_table()
         self.register_buffer("zone_features", torch.from_numpy(zones), persistent=False)
         self.register_buffer("zone_group", torch.from_numpy(zone_group), persistent=False)
-        static = (
-            np.vstack([STATIC[:NO_TILE], np.zeros((1, STATIC.shape[1]))])
-            * channel_scale(board_reach)[: STATIC.shape[1]]
-        )
+        static = STATIC * channel_scale(board_reach)[: STATIC.shape[1]]  # row NO_TILE: zeros
         self.register_buffer("rotation_static", torch.from_numpy(static.astype(np.float32)), persistent=False)
         first_area = _CH["forest_open"]
         self.area_columns = slice(first_area, first_area + len(AREA_TYPES) * len(AREA_FEATURES))

@@ -140,13 +140,15 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
     With ``games``, only those games: [len(games), A], rows in that order."""
     layout = action_layout(state.rules.reach)
     if games is None:
-        rows, wanted = np.arange(state.batch_size), np.zeros(state.batch_size, dtype=np.int64)
+        count = state.batch_size
+        rows, wanted = np.arange(count), np.zeros(count, dtype=np.int64)
     else:
         games = np.asarray(games, dtype=np.intp)
+        count = len(games)
         rows = np.full(state.batch_size, -1, dtype=np.int64)
-        rows[games] = np.arange(len(games))
+        rows[games] = np.arange(count)
         wanted = np.where(rows >= 0, 0, -1)  # _by_phase groups the games given a non-negative action
-    mask = np.zeros((len(rows) if games is None else len(games), layout.size), dtype=bool)
+    mask = np.zeros((count, layout.size), dtype=bool)
     for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
         if phase == PLACE:

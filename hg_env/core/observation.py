@@ -125,7 +125,7 @@ def channel_names(reach: int = 12) -> list[str]:
 
 
 def _static_table() -> np.ndarray:
-    """STATIC[tile * 4 + rot] -> static channel values; the last row (empty cell) is zeros."""
+    """STATIC[tile * 4 + rot] -> static channel values; the last row (no tile) is zeros."""
     table = np.zeros((NUM_TILES * 4 + 1, len(STATIC_CHANNELS)), dtype=np.uint8)
     col = {name: i for i, name in enumerate(STATIC_CHANNELS)}
     per_tile = {
