@@ -14,9 +14,12 @@ once on the batched core) and values the result with
 * a placement is valued with its best occupant (the occupant decision after
   it, or after the shaman's retake, is looked ahead on the same tile).
 
-It maximises the change of its own estimated final score; it ignores what the
-move gives its opponents. Ties between equally good moves are broken by the
-seeded generator, so the agent is never plain random but still varies.
+It maximises the change of its own estimated final score; by default it
+ignores what the move gives its opponents. ``greedy:opponents=0.75`` values a
+move by its own estimated gain minus 0.75 times the opponents' mean estimated
+gain instead (the valuation a ``lookahead`` policy starts from, train.policy).
+Ties between equally good moves are broken by the seeded generator, so the
+agent is never plain random but still varies.
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ if TYPE_CHECKING:
     from hg_env.game import Game
 
 
-def greedy_actions(state: State, rng: np.random.Generator | None = None) -> np.ndarray:
+def greedy_actions(state: State, rng: np.random.Generator | None = None, opponent_weight: float = 0.0) -> np.ndarray:
     """[B] the greedy action of every game (-1 for finished games); ``state`` is not changed.
 
-    The candidates are evaluated on re-dealt copies, so the hidden deck order
-    is never read.
+    A move is valued by the mover's estimated final score after it, minus
+    ``opponent_weight`` times its opponents' mean. The candidates are evaluated
+    on re-dealt copies, so the hidden deck order is never read.
     """
     plain = search.plain_copy(state)
     search.redeal(plain, rng if rng is not None else np.random.default_rng(0))
@@ -46,7 +50,9 @@ def greedy_actions(state: State, rng: np.random.Generator | None = None) -> np.n
     if not len(games):
         return out
     present, group = np.unique(games, return_inverse=True)
-    mine = values[np.arange(len(games)), state.current[games]]
+    mine, others = search.own_and_opponents(values, state.current[games], state.num_players[games].astype(np.int64))
+    if opponent_weight:
+        mine = mine - opponent_weight * others
     best = search.best_rows(group, mine, len(present), rng)
     out[present] = actions[best]
     return out
@@ -58,14 +64,20 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
+    def __init__(self, seed: int | None = None, opponents: float = 0.0) -> None:
+        super().__init__(seed)
+        if not np.isfinite(opponents) or opponents < 0:
+            raise ValueError(f"greedy: opponents must be a number >= 0, got {opponents!r}")
+        self.opponent_weight = float(opponents)
+
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         if game is None:
             raise ValueError("the greedy agent needs the game: call act(observation, mask, game=game)")
-        return int(greedy_actions(game.state, self.rng)[0])
+        return int(greedy_actions(game.state, self.rng, self.opponent_weight)[0])
 
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         if state is None:
             raise ValueError("the greedy agent needs the batched state: call act_batch(obs, masks, state=state)")
-        actions = greedy_actions(state, self.rng)
+        actions = greedy_actions(state, self.rng, self.opponent_weight)
         actions[~np.asarray(action_masks).any(1)] = -1
         return actions

@@ -77,6 +77,21 @@ def test_greedy_act_batch_plays_many_games_at_once() -> None:
     assert (state.score[:, :3] > 0).all()
 
 
+def test_greedy_with_opponents_weight_maximises_own_minus_opponents_gain() -> None:
+    """greedy:opponents=w picks the move with the largest own gain - w * opponents' mean gain."""
+    state = engine.new_games(3, seeds=list(range(4)), record_events=False)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        engine.step(state, greedy_actions(state, rng))
+        gains, _ = search.lookahead_features(state, np.random.default_rng(9))
+        choice = greedy_actions(state, np.random.default_rng(9), opponent_weight=0.75)
+        value = np.where(engine.legal_action_mask(state), gains[:, 0] - 0.75 * gains[:, 1], -np.inf)
+        np.testing.assert_allclose(value[np.arange(4), choice], value.max(1), rtol=1e-5, atol=1e-4)
+    assert make_agent("greedy:opponents=0.75").opponent_weight == 0.75
+    with pytest.raises(ValueError, match="opponents must be a number >= 0"):
+        make_agent("greedy:opponents=-1")
+
+
 def _game_after(seed: int, moves: int, regular_deck=None, menhir_deck=None) -> Game:
     game = Game(2, seed=seed, regular_deck=regular_deck, menhir_deck=menhir_deck)
     rng = np.random.default_rng(seed)

@@ -36,7 +36,7 @@ from hg_env.aec import rank_rewards
 from hg_env.core import engine, search
 from hg_env.core.actions import sample_uniform
 from hg_env.core.observation import observe
-from hg_env.core.rules import MAX_PLAYERS, Rules
+from hg_env.core.rules import Rules
 from hg_env.core.state import OVER, PHASE_NAMES
 from train.config import ImitationConfig
 
@@ -118,12 +118,9 @@ def teacher_targets(
     plain = search.plain_copy(state)
     search.redeal(plain, rng)  # like greedy, never read the hidden deck order
     games, actions, values = search.turn_lookahead(plain)
-    rows = np.arange(len(games))
-    mine = values[rows, state.current[games]]
+    mine, others = search.own_and_opponents(values, state.current[games], state.num_players[games].astype(np.int64))
     if opponent_weight:
-        players = state.num_players[games]
-        others = (values[:, :MAX_PLAYERS] * (np.arange(MAX_PLAYERS) < players[:, None])).sum(1) - mine
-        mine = mine - opponent_weight * others / (players - 1)
+        mine = mine - opponent_weight * others
     present, group = np.unique(games, return_inverse=True)
     best = search.best_rows(group, mine, len(present), rng)
     moves = np.full(state.batch_size, -1, dtype=np.int64)

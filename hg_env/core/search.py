@@ -414,3 +414,49 @@ def best_rows(groups: np.ndarray, scores: np.ndarray, num_groups: int, rng: np.r
     order = np.lexsort((-scores, groups))  # by group, best first
     first = np.searchsorted(groups[order], np.arange(num_groups))
     return order[first]
+
+
+# ---------------------------------------------------------------- features for a learned policy
+
+LOOKAHEAD_FEATURES = ("own_gain", "opponents_gain")  # rows of ``lookahead_features``' gains
+ESTIMATE_FEATURES = ("own_estimate", "opponents_estimate")  # columns of its estimates
+
+
+def own_and_opponents(values: np.ndarray, seats: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """([n], [n]) from [n, 5] per-seat values: the seat's own and the mean over its opponents."""
+    rows = np.arange(len(values))
+    own = values[rows, seats]
+    seated = np.arange(MAX_PLAYERS)[None, :] < players[:, None]
+    opponents = (np.where(seated, values, 0.0).sum(1) - own) / np.maximum(players - 1, 1)
+    return own, opponents
+
+
+def lookahead_features(
+    state: State, rng: np.random.Generator, seats: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """What the one-turn lookahead knows about every game's decision, from the deciding seat's view
+    (``seats`` [B]: whose view, default the seat to move; finished games have no decider).
+
+    Returns ``(gains, estimates)``:
+
+    * ``gains`` [B, 2, A] float32: for every legal action, the change of the
+      decider's estimated final score (row 0) and of its opponents' mean (row 1)
+      that ``turn_lookahead`` predicts, in points; 0 for illegal actions and
+      finished games. ``greedy`` plays the argmax of row 0.
+    * ``estimates`` [B, 2] float32: the decider's and its opponents' mean
+      estimated final score now (``estimated_final_scores``), in points.
+
+    The lookahead runs on a re-deal drawn from ``rng``, so the deck order is never read.
+    """
+    plain = plain_copy(state)
+    redeal(plain, rng)
+    players = state.num_players.astype(np.int64)
+    seats = (state.current if seats is None else np.asarray(seats)).astype(np.int64)
+    own_now, opponents_now = own_and_opponents(estimated_final_scores(plain), seats, players)
+    gains = np.zeros((state.batch_size, len(LOOKAHEAD_FEATURES), action_layout(state.rules.reach).size), np.float32)
+    games, actions, values = turn_lookahead(plain)
+    if len(games):
+        own, opponents = own_and_opponents(values, seats[games], players[games])
+        gains[games, 0, actions] = own - own_now[games]
+        gains[games, 1, actions] = opponents - opponents_now[games]
+    return gains, np.stack([own_now, opponents_now], 1).astype(np.float32)
