@@ -9,6 +9,12 @@ buffer). With ``deterministic=true`` (the default) the agent plays the most
 probable legal move; with ``false`` it samples from the policy with its own
 seeded generator, so games stay reproducible.
 
+A policy trained with ``lookahead = true`` also reads the one-turn lookahead's
+gain of every legal move (``hg_env.core.search.lookahead_features``), computed
+here from the game state on a re-deal drawn from the agent's generator: it
+needs the state (``act(..., game=game)``, ``act_batch(..., state=state)``),
+as ``greedy`` does.
+
 Needs torch and sb3-contrib (the ``[train]`` extra); ``hg_env`` itself never
 imports torch.
 """
@@ -77,16 +83,28 @@ class PolicyAgent(Agent):
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         if observation is None:
             raise ValueError("the policy agent reads the board tensor: pass the observation")
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        state = None if game is None else game.state
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], state)[0])
 
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         import torch
 
+        from hg_env.core.search import lookahead_features
+
         masks = np.asarray(action_masks, dtype=bool)
         if observations is None:
             raise ValueError("the policy agent reads the board tensor: pass the observations")
+        inputs: Any = torch.as_tensor(np.asarray(observations))
+        if self.policy.net.lookahead:
+            if state is None:
+                raise ValueError(
+                    f"{self.path or 'this policy'} reads lookahead features: pass the game (act(..., game=game)) "
+                    "or the batched state (act_batch(..., state=state))"
+                )
+            gains, estimates = lookahead_features(state, self.rng)
+            inputs = {"board": inputs, "lookahead": torch.from_numpy(gains), "estimate": torch.from_numpy(estimates)}
         with torch.no_grad():
-            logits, _ = self.policy.net(torch.as_tensor(np.asarray(observations)))
+            logits, _ = self.policy.net(inputs)
         logits = logits.double().numpy()
         logits[~masks] = -np.inf
         if not self.deterministic:  # Gumbel-max with the agent's generator: a sample of softmax(logits)

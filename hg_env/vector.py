@@ -16,6 +16,17 @@ copy). ``None`` in the pool means uniformly random legal moves.
 
 Rewards are those of ``hg_env.aec`` (``"win"``, ``"score_diff"``, ``"score"``),
 summed over everything that happened since the learner's previous action.
+
+Observations are the [N, C, H, W] board tensors of the learners' seats. With
+``lookahead=True`` they are a dict (a gymnasium ``Dict`` space)::
+
+    "board"      uint8   [N, C, H, W]  the board tensor, as above
+    "lookahead"  float32 [N, 2, A]     per legal action: the learner's and its opponents'
+                                       estimated gain (hg_env.core.search.lookahead_features)
+    "estimate"   float32 [N, 2]        the learner's and its opponents' estimated final score
+
+The lookahead reads only public information (it re-deals the hidden decks with
+the env's own seeded generator), the same one-turn search ``greedy`` plays by.
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from hg_env.aec import REWARDS, rank_rewards
-from hg_env.core import engine
+from hg_env.core import engine, search
 from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import channel_high, channel_names, observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -47,6 +58,7 @@ class VectorEnv:
         opponents: Sequence[Any] | None = None,
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | None = None,
+        lookahead: bool = False,
         **rule_flags: Any,
     ) -> None:
         if not (isinstance(num_envs, (int, np.integer)) and num_envs >= 1):
@@ -66,6 +78,9 @@ class VectorEnv:
         self.layout = action_layout(self.rules.reach)
         self.fixed_seat = learner_seat
         self.rng = np.random.default_rng(seed)
+        self.lookahead = bool(lookahead)
+        self.lookahead_rng = np.random.default_rng(None if seed is None else [seed, 1])  # its own stream: the
+        # games are the same with and without lookahead features
         self.set_opponents([None] if opponents is None else opponents, opponent_weights)
         size = self.rules.board.size
         self.observation_shape = (len(channel_names(self.rules.reach)), size, size)
@@ -92,10 +107,11 @@ class VectorEnv:
 
     # ------------------------------------------------------------ the loop
 
-    def reset(self, seed: int | None = None) -> np.ndarray:
-        """Start N new games; returns [N, C, H, W] observations of the learners."""
+    def reset(self, seed: int | None = None) -> np.ndarray | dict[str, np.ndarray]:
+        """Start N new games; returns the learners' observations (module docstring)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            self.lookahead_rng = np.random.default_rng([seed, 1])
         n = self.num_envs
         self.seats = np.zeros(n, dtype=np.int64)
         self.opponent_of = np.zeros(n, dtype=np.int64)
@@ -108,7 +124,9 @@ class VectorEnv:
         self._last_scores = self.state.score.astype(np.int64)  # the opponents' opening moves are not the learner's
         return self.observations()
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict]]:
         """One learner action per game -> (observations, rewards, dones, infos); finished games restart.
 
         Raises ValueError naming the game and move if an action is illegal."""
@@ -124,13 +142,15 @@ class VectorEnv:
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         finished = np.flatnonzero(done)
         if len(finished):
-            final_obs = observe(self.state, finished, self.seats[finished])
+            final_obs = self._observe(finished)
             for k, i in enumerate(finished):
                 scores = self.state.score[i, : self.num_players].tolist()
                 me = scores[self.seats[i]]
                 best_other = max(s for j, s in enumerate(scores) if j != self.seats[i])
                 infos[i] = {
-                    "terminal_observation": final_obs[k],
+                    "terminal_observation": final_obs[k]
+                    if not self.lookahead
+                    else {key: value[k] for key, value in final_obs.items()},
                     "final_scores": scores,
                     "learner_seat": int(self.seats[i]),
                     "opponent": int(self.opponent_of[i]),
@@ -140,9 +160,18 @@ class VectorEnv:
             self._restart(finished)
         return self.observations(), rewards.astype(np.float32), done, infos
 
-    def observations(self) -> np.ndarray:
-        """[N, C, H, W] uint8 board tensors from each learner's seat."""
-        return observe(self.state, np.arange(self.num_envs), self.seats)
+    def observations(self) -> np.ndarray | dict[str, np.ndarray]:
+        """Each learner's observation: the [N, C, H, W] uint8 board tensors, or with ``lookahead``
+        a dict of them and the lookahead features (module docstring)."""
+        return self._observe(np.arange(self.num_envs))
+
+    def _observe(self, games: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
+        board = observe(self.state, games, self.seats[games])
+        if not self.lookahead:
+            return board
+        state = self.state if len(games) == self.num_envs else self.state.take(games)  # games: sorted
+        gains, estimates = search.lookahead_features(state, self.lookahead_rng, self.seats[games])
+        return {"board": board, "lookahead": gains, "estimate": estimates}
 
     def action_masks(self) -> np.ndarray:
         """[N, A] bool legal actions of each learner."""

@@ -80,6 +80,11 @@ def test_shipped_configs_are_valid_and_round_trip(name: str) -> None:
         ({"eval": {"opponents": ["greedy", "nobody"]}}, "eval.opponents: unknown agent 'nobody'"),
         ({"eval": {"opponents": "greedy"}}, "eval.opponents must be a list of strings"),
         ({"ppo": 3}, "[ppo] must be a table"),
+        ({"policy": {"lookahead": 1}}, "policy.lookahead must be true or false"),
+        (
+            {"policy": {"lookahead": True}, "imitation": {"decisions": 10}},
+            "imitation.decisions must be 0 with policy.lookahead = true",
+        ),
     ],
 )
 def test_bad_configs_name_the_key(raw: dict, message: str) -> None:
@@ -122,6 +127,37 @@ def test_network_logits_follow_the_action_layout_and_batching() -> None:
     active = (obs[:, 0].reshape(len(obs), n) > 0) | masks[:, : 4 * n].reshape(len(obs), n, 4).any(2)
     assert (place[torch.from_numpy(~active)] == 0).all()
     assert (place[torch.from_numpy(active)] != 0).any()
+
+
+def test_lookahead_network_starts_from_the_lookahead_valuation() -> None:
+    """With the other heads silent, the logits of legal moves are own gain - 0.75 * opponents' gain."""
+    from hg_env.core.search import lookahead_features
+
+    torch.manual_seed(0)
+    net = BoardNet(channels=8, layers=1, hidden=16, lookahead=True)
+    state = engine.new_games(2, seeds=[5, 6, 7], record_events=False)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        engine.step(state, sample_uniform(engine.legal_action_mask(state), rng))
+    rows = np.arange(3)
+    gains, estimates = lookahead_features(state, np.random.default_rng(2))
+    inputs = {
+        "board": torch.from_numpy(observe(state, rows, state.current)),
+        "lookahead": torch.from_numpy(gains),
+        "estimate": torch.from_numpy(estimates),
+    }
+    for head in (net.place_out, net.retake_out, net.other_out, net.zone_out):
+        torch.nn.init.zeros_(head.weight)
+    with torch.no_grad():
+        logits, values = net(inputs)
+    expected = gains[:, 0] - 0.75 * gains[:, 1]
+    mask = engine.legal_action_mask(state)
+    np.testing.assert_allclose(logits.numpy()[mask], expected[mask], rtol=1e-5, atol=1e-5)
+    assert values.shape == (3, 1)
+    with pytest.raises(ValueError, match="reads a dict with the lookahead features"):
+        net(inputs["board"])
+    with pytest.raises(ValueError, match="reads board tensors"):
+        BoardNet(channels=8, layers=1, hidden=16)(inputs)
 
 
 def test_sampling_never_draws_a_masked_action() -> None:
@@ -201,6 +237,32 @@ def test_policy_agent_plays_legal_moves(trained: Path) -> None:
     for _ in range(5):
         actions = sampled.act_batch(obs, masks)
         assert masks[np.arange(len(masks)), actions].all()
+
+
+def test_lookahead_policy_trains_resumes_and_plays(tmp_path: Path) -> None:
+    """policy.lookahead: Dict observations through MaskablePPO, exact resume, the agent needs the state."""
+
+    def config(name: str):
+        c = tiny_config(tmp_path, name)
+        c.policy.lookahead, c.imitation.decisions = True, 0
+        return c
+
+    whole = train(config("whole"), progress=False)
+    run = train(config("cut"), progress=False, stop_after=256)
+    train(config("cut"), resume=True, progress=False)
+    ours, theirs = load_policy(run / "final_model.zip"), load_policy(whole / "final_model.zip")
+    assert ours.net.lookahead
+    for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        assert torch.equal(a, b), name
+    assert (run / "eval.jsonl").read_text() == (whole / "eval.jsonl").read_text()
+    spec = f"policy:path={whole / 'final_model.zip'}"
+    assert 0 <= evaluate(make_agent(spec, seed=0), "greedy", games=2, seed=3).win_rate <= 1
+    game_spec = tournament.schedule(tournament.TournamentConfig(agents=(spec, "random"), games=2))[0]
+    line = tournament.play_game(game_spec)
+    assert line["error"] is None and line["decisions"] > 50
+    obs, masks = positions(2)
+    with pytest.raises(ValueError, match="reads lookahead features: pass the game"):
+        make_agent(spec).act_batch(obs, masks)
 
 
 def test_bad_policy_files_are_named(tmp_path: Path) -> None:

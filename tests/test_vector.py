@@ -125,3 +125,39 @@ def test_sb3_vec_env_adapter_with_maskable_ppo() -> None:
     model.learn(total_timesteps=128)
     action, _ = model.predict(venv.reset(), action_masks=get_action_masks(venv))
     assert get_action_masks(venv)[np.arange(4), action].all()
+
+
+def test_lookahead_observations_add_the_search_and_change_no_game() -> None:
+    """lookahead=True adds per-action gains and estimates; boards, games and rewards stay the same."""
+    from agents.greedy import greedy_actions
+    from hg_env.core import search
+
+    plain = VectorEnv(6, num_players=2, reward="score_diff", seed=4, opponents=[FirstLegal()])
+    rich = VectorEnv(6, num_players=2, reward="score_diff", seed=4, opponents=[FirstLegal()], lookahead=True)
+    obs_plain, obs = plain.reset(), rich.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        np.testing.assert_array_equal(obs["board"], obs_plain)
+        masks = rich.action_masks()
+        gains, estimates = obs["lookahead"], obs["estimate"]
+        assert gains.shape == (6, 2, rich.layout.size) and gains.dtype == np.float32
+        assert not gains[~np.broadcast_to(masks[:, None], gains.shape)].any()  # only legal actions have gains
+        # The estimates are the learner's and its opponent's estimated final scores.
+        est = search.estimated_final_scores(rich.state)
+        np.testing.assert_allclose(estimates[:, 0], est[np.arange(6), rich.seats], rtol=1e-6)
+        np.testing.assert_allclose(estimates[:, 1], est[np.arange(6), 1 - rich.seats], rtol=1e-6)
+        # Row 0 is greedy's valuation: on the same re-deal, greedy's move has the largest own gain.
+        seed = int(rng.integers(1 << 30))
+        gains, _ = search.lookahead_features(rich.state, np.random.default_rng(seed))
+        choice = greedy_actions(rich.state, np.random.default_rng(seed))
+        own = np.where(masks, gains[:, 0], -np.inf)
+        np.testing.assert_allclose(own[np.arange(6), choice], own.max(1), rtol=1e-6)
+        actions = sample_uniform(masks, rng)
+        obs_plain, r_plain, d_plain, _ = plain.step(actions)
+        obs, r, d, infos = rich.step(actions)
+        np.testing.assert_array_equal(r, r_plain)
+        np.testing.assert_array_equal(d, d_plain)
+        for i in np.flatnonzero(d):
+            terminal = infos[i]["terminal_observation"]
+            assert set(terminal) == {"board", "lookahead", "estimate"} and not terminal["lookahead"].any()
+            assert terminal["estimate"][0] == infos[i]["final_scores"][infos[i]["learner_seat"]]

@@ -62,6 +62,7 @@ class PolicyConfig:
     channels: int = 32  # features per active cell
     layers: int = 3  # sparse plus-shaped convolutions
     hidden: int = 128  # width of the info MLP and the trunk
+    lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (train.policy)
 
 
 @dataclass
@@ -257,6 +258,12 @@ def _check(c: TrainConfig) -> None:
     _require(o.snapshots >= 1, "opponents.snapshots", ">= 1", o.snapshots)
     _require(o.snapshot_every >= 1, "opponents.snapshot_every", ">= 1", o.snapshot_every)
     _require(im.decisions >= 0, "imitation.decisions", ">= 0", im.decisions)
+    _require(
+        not (c.policy.lookahead and im.decisions),
+        "imitation.decisions",
+        "0 with policy.lookahead = true (that policy starts from the lookahead's valuation; nothing to clone)",
+        im.decisions,
+    )
     for key in ("games", "passes", "batch_size"):
         _require(getattr(im, key) >= 1, f"imitation.{key}", ">= 1", getattr(im, key))
     _require(0 < im.learning_rate < 1, "imitation.learning_rate", "in (0, 1)", im.learning_rate)

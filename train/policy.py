@@ -27,6 +27,19 @@ convolutions over all 625 cells of every observation.
      ├─ pit trap (17), none (1)
      └─ value
 
+With ``lookahead=True`` the observation is the dict of ``hg_env.vector`` (the board
+tensor above, plus the one-turn lookahead's per-action gains and the current
+estimates), and the network adds to every logit a learned weighting of the
+action's two gains, one pair of weights per action kind (place, pawn, hut,
+retake, pit, none)::
+
+    logit[a] += w_own[kind a] * own_gain[a] + w_opp[kind a] * opponents_gain[a]
+
+The weights start at (1, -0.75) per point and the other heads near zero, so the
+first policy is a softmax over the lookahead's valuation of each move (own
+estimated gain minus three quarters of the opponents'); PPO learns what to add.
+The estimates (points / 100) join the trunk's input, for the value.
+
 The logits are laid out exactly as the flat action space (``hg_env.core.actions``):
 ``[4N place][8 pawn][10 hut][N retake][17 pit][1 none]``; placement ``4 * cell + rot``
 is row-major over ``[N, 4]``. Placements on cells where the tile fits nowhere, and retakes
@@ -44,13 +57,14 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
-from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from hg_env.core.observation import AREA_FEATURES, AREA_TYPES, BOARD_CHANNELS, INFO_FIELDS, STATIC, channel_scale
 from hg_env.core.rules import board_geometry
+from hg_env.core.search import ESTIMATE_FEATURES
 from hg_env.core.tiles import (
     MAX_LOCAL_ZONES,
     NUM_TILES,
@@ -73,6 +87,15 @@ NO_TILE = NUM_TILES * 4  # embedding row of "no tile" (zeros, never trained)
 STENCIL = 5  # a cell and its 4 edge neighbours
 _CH = {name: i for i, name in enumerate(BOARD_CHANNELS)}
 _INFO = {name: i for i, name in enumerate(INFO_FIELDS)}
+ACTION_KINDS = ("place", "pawn", "hut", "retake", "pit", "none")  # rows of BoardNet.lookahead_weight
+LOOKAHEAD_INIT = (1.0, -0.75)  # (own gain, opponents' gain) weights per point at the start
+ESTIMATE_SCALE = 1 / 100  # estimated final scores (points) as trunk inputs
+
+
+def action_kinds(num_cells: int) -> np.ndarray:
+    """[A] index into ``ACTION_KINDS`` of every action of the flat layout (hg_env.core.actions)."""
+    sizes = (4 * num_cells, 8, 10, num_cells, NUM_OTHER_LOGITS - 1, 1)
+    return np.repeat(np.arange(len(ACTION_KINDS)), sizes)
 
 
 def zone_table() -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +149,12 @@ def info_scale() -> np.ndarray:
 class BoardNet(nn.Module):
     """Observations -> (action logits [B, A], value [B]); see the module docstring."""
 
-    def __init__(self, board_reach: int = 12, channels: int = 32, layers: int = 3, hidden: int = 128) -> None:
+    def __init__(
+        self, board_reach: int = 12, channels: int = 32, layers: int = 3, hidden: int = 128, lookahead: bool = False
+    ) -> None:
         super().__init__()
         board = board_geometry(board_reach)
+        self.lookahead = lookahead
         self.num_cells = board.num_cells
         self.num_board = len(BOARD_CHANNELS)
         scale = channel_scale(board_reach)[: self.num_board].copy()
@@ -166,7 +192,8 @@ class BoardNet(nn.Module):
         self.place_side = nn.Parameter(torch.randn(3, channels, channels) / channels**0.5)
         self.place_out = nn.Linear(channels, 1)
         self.retake_out = nn.Linear(channels, 1)
-        self.trunk = nn.Sequential(nn.Linear(3 * channels + hidden, hidden), nn.ReLU())
+        estimates = len(ESTIMATE_FEATURES) if lookahead else 0
+        self.trunk = nn.Sequential(nn.Linear(3 * channels + hidden + estimates, hidden), nn.ReLU())
         self.other_out = nn.Linear(hidden, NUM_OTHER_LOGITS)
         zone_inputs = zones.shape[1] + 2 * len(AREA_FEATURES)
         self.zone_in = nn.Linear(zone_inputs, hidden)
@@ -176,8 +203,22 @@ class BoardNet(nn.Module):
         for out in (self.place_out, self.retake_out, self.other_out, self.zone_out):  # near-uniform first policy
             nn.init.normal_(out.weight, std=0.01)
             nn.init.zeros_(out.bias)
+        if lookahead:
+            kinds = action_kinds(self.num_cells)
+            self.register_buffer("action_kind", torch.from_numpy(kinds), persistent=False)
+            init = torch.tensor(LOOKAHEAD_INIT).repeat(len(ACTION_KINDS), 1)
+            self.lookahead_weight = nn.Parameter(init)  # [kinds, (own, opponents)]
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, obs: torch.Tensor | dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        if isinstance(obs, dict) != self.lookahead:
+            raise ValueError(
+                "this network reads "
+                + ("a dict with the lookahead features" if self.lookahead else "board tensors")
+                + f", got {type(obs).__name__}"
+            )
+        gains = estimates = None
+        if self.lookahead:
+            obs, gains, estimates = obs["board"], obs["lookahead"], obs["estimate"]
         b, n, c = obs.shape[0], self.num_cells, self.num_board
         flat = obs.reshape(b, -1, n)
         board = flat[:, :c]
@@ -230,7 +271,10 @@ class BoardNet(nn.Module):
         peak = h.new_zeros(b, h.shape[1]).scatter_reduce(0, game.unsqueeze(1).expand_as(h), h, "amax")
         last_cell = board[:, _CH["last_placed"]].argmax(1)  # 0 if none: an inactive cell, the zero row
         last = torch.cat([h, zero_row])[slot[torch.arange(b, device=obs.device), last_cell]]
-        trunk = self.trunk(torch.cat([mean, peak, last, context], -1))
+        pooled = [mean, peak, last, context]
+        if estimates is not None:
+            pooled.append(estimates.float() * ESTIMATE_SCALE)
+        trunk = self.trunk(torch.cat(pooled, -1))
         other = self.other_out(trunk)
 
         # Occupants (pawn on local zone 0..7, hut on 0..9) of the tile placed last: each zone by its
@@ -260,24 +304,36 @@ class BoardNet(nn.Module):
             ],
             1,
         )
+        if gains is not None:
+            logits = logits + torch.einsum("bfa,af->ba", gains.float(), self.lookahead_weight[self.action_kind])
         return logits, self.value_out(trunk)
 
 
 class HGPolicy(MaskableActorCriticPolicy):
-    """``MaskablePPO`` policy around ``BoardNet`` (``policy_kwargs``: board_reach, channels, layers, hidden)."""
+    """``MaskablePPO`` policy around ``BoardNet`` (``policy_kwargs``: board_reach, channels, layers,
+    hidden, lookahead; with lookahead the observation space is the Dict of ``train.vec_env``)."""
 
     def __init__(
         self,
-        observation_space: spaces.Box,
+        observation_space: spaces.Box | spaces.Dict,
         action_space: spaces.Discrete,
         lr_schedule: Any,
         board_reach: int = 12,
         channels: int = 32,
         layers: int = 3,
         hidden: int = 128,
+        lookahead: bool = False,
         **kwargs: Any,
     ) -> None:
-        self.net_kwargs = dict(board_reach=board_reach, channels=channels, layers=layers, hidden=hidden)
+        if isinstance(observation_space, spaces.Dict) != lookahead:
+            raise ValueError(
+                f"policy lookahead={lookahead} needs "
+                + ("the Dict observations of HGVecEnv(lookahead=True)" if lookahead else "board tensor observations")
+                + f", got {observation_space}"
+            )
+        self.net_kwargs = dict(
+            board_reach=board_reach, channels=channels, layers=layers, hidden=hidden, lookahead=lookahead
+        )
         kwargs["net_arch"] = []  # no SB3 MLP: BoardNet has its own heads
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
@@ -341,17 +397,24 @@ def sample(log_probs: torch.Tensor) -> torch.Tensor:
 
 
 class CompactRolloutBuffer(MaskableRolloutBuffer):
-    """``MaskableRolloutBuffer`` with bool masks, its two big arrays allocated once, read in place.
+    """``MaskableRolloutBuffer`` with bool masks, its big arrays allocated once, read in place.
 
     SB3's buffer allocates the observations (uint8, 53 KB a step) and float32 masks
     (12.6 KB a step) afresh every rollout and copies them into a flat order before
-    every update; here they are written and read where they are (rows step-major)."""
+    every update; here they are written and read where they are (rows step-major).
+    Dict observations (``lookahead``) are kept as one such array per key."""
 
     def reset(self) -> None:
         shape = (self.buffer_size, self.n_envs)
         if not hasattr(self, "_store"):
             self.mask_dims = int(self.action_space.n)
-            observations = np.zeros((*shape, *self.obs_shape), dtype=self.observation_space.dtype)
+            if isinstance(self.observation_space, spaces.Dict):
+                observations: Any = {
+                    key: np.zeros((*shape, *space.shape), dtype=space.dtype)
+                    for key, space in self.observation_space.spaces.items()
+                }
+            else:
+                observations = np.zeros((*shape, *self.obs_shape), dtype=self.observation_space.dtype)
             self._store = (observations, np.ones((*shape, self.mask_dims), dtype=bool))
         self.observations, self.action_masks = self._store
         self.actions = np.zeros((*shape, self.action_dim), dtype=self.action_space.dtype)
@@ -360,15 +423,59 @@ class CompactRolloutBuffer(MaskableRolloutBuffer):
         self.generator_ready = False
         self.pos, self.full = 0, False
 
+    def add(
+        self,
+        obs: Any,
+        action: np.ndarray,
+        reward: np.ndarray,
+        episode_start: np.ndarray,
+        value: torch.Tensor,
+        log_prob: torch.Tensor,
+        action_masks: np.ndarray | None = None,
+    ) -> None:
+        if isinstance(self.observations, dict):
+            for key, array in self.observations.items():
+                array[self.pos] = obs[key]
+        else:
+            self.observations[self.pos] = obs
+        if action_masks is not None:
+            self.action_masks[self.pos] = action_masks.reshape(self.n_envs, self.mask_dims)
+        self.actions[self.pos] = np.asarray(action).reshape(self.n_envs, self.action_dim)
+        self.rewards[self.pos] = reward
+        self.episode_starts[self.pos] = episode_start
+        self.values[self.pos] = value.detach().cpu().numpy().reshape(-1)
+        self.log_probs[self.pos] = log_prob.detach().cpu().numpy().reshape(-1)
+        self.pos += 1
+        self.full = self.pos == self.buffer_size
+
     def get(self, batch_size: int | None = None):
         assert self.full, "the rollout buffer is not full"
         total = self.buffer_size * self.n_envs
         indices = np.random.permutation(total)
         if not self.generator_ready:  # flat views, row = step * n_envs + env: no copies
-            for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+            for name in ("actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                 array = getattr(self, name)
                 setattr(self, name, array.reshape(total, *array.shape[2:]))
+            if isinstance(self.observations, dict):
+                self.observations = {k: v.reshape(total, *v.shape[2:]) for k, v in self.observations.items()}
+            else:
+                self.observations = self.observations.reshape(total, *self.observations.shape[2:])
             self.generator_ready = True
         batch_size = batch_size or total
         for start in range(0, total, batch_size):
             yield self._get_samples(indices[start : start + batch_size])
+
+    def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
+        if isinstance(self.observations, dict):
+            observations: Any = {key: self.to_torch(array[batch_inds]) for key, array in self.observations.items()}
+        else:
+            observations = self.to_torch(self.observations[batch_inds])
+        rest = (
+            self.actions[batch_inds],
+            self.values[batch_inds],
+            self.log_probs[batch_inds],
+            self.advantages[batch_inds],
+            self.returns[batch_inds],
+            self.action_masks[batch_inds],
+        )
+        return MaskableRolloutBufferSamples(observations, *map(self.to_torch, rest))

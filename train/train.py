@@ -102,13 +102,14 @@ class OpponentPool:
     def __init__(self, config: TrainConfig, run_dir: Path) -> None:
         self.config = config.opponents
         self.run_dir = run_dir
-        self.greedy = make_agent("greedy", seed=config.run.seed + 1)
+        self.seed = config.run.seed
+        self.greedy = make_agent("greedy", seed=self.seed + 1)
         self.snapshot_paths: list[str | None] = [None] * self.config.snapshots
+        self.snapshot_agents: list[PolicyAgent | None] = [None] * self.config.snapshots
         self.taken = 0
 
     def agents(self) -> list[Any]:
-        snapshots = [None if p is None else PolicyAgent(path=p) for p in self.snapshot_paths]
-        return [None, self.greedy, *snapshots]  # None: the env's own uniformly random moves
+        return [None, self.greedy, *self.snapshot_agents]  # None: the env's own uniformly random moves
 
     def weights(self) -> list[float]:
         filled = sum(p is not None for p in self.snapshot_paths)
@@ -119,15 +120,29 @@ class OpponentPool:
     def add_snapshot(self, model: MaskablePPO, steps: int) -> str:
         path = self.run_dir / "snapshots" / f"step_{steps:010d}.zip"
         model.save(path)
-        self.snapshot_paths[self.taken % len(self.snapshot_paths)] = str(path)
+        slot = self.taken % len(self.snapshot_paths)
+        self.snapshot_paths[slot] = str(path)
+        # Seeded: a lookahead policy draws its re-deals from its generator, and runs stay reproducible.
+        self.snapshot_agents[slot] = PolicyAgent(path=str(path), seed=self.seed + 2 + self.taken)
         self.taken += 1
         return str(path)
 
     def state(self) -> dict:
-        return {"snapshot_paths": list(self.snapshot_paths), "taken": self.taken, "greedy_rng": self.greedy.rng}
+        rngs = [None if a is None else a.rng for a in self.snapshot_agents]
+        return {
+            "snapshot_paths": list(self.snapshot_paths),
+            "taken": self.taken,
+            "greedy_rng": self.greedy.rng,
+            "snapshot_rngs": rngs,
+        }
 
     def restore(self, state: dict) -> None:
         self.snapshot_paths, self.taken, self.greedy.rng = state["snapshot_paths"], state["taken"], state["greedy_rng"]
+        rngs = state.get("snapshot_rngs", [None] * len(self.snapshot_paths))
+        self.snapshot_agents = [None if p is None else PolicyAgent(path=p) for p in self.snapshot_paths]
+        for agent, rng in zip(self.snapshot_agents, rngs):
+            if agent is not None and rng is not None:
+                agent.rng = rng
 
 
 def make_env(config: TrainConfig, pool: OpponentPool) -> ScaledReward:
@@ -139,6 +154,7 @@ def make_env(config: TrainConfig, pool: OpponentPool) -> ScaledReward:
         seed=config.run.seed,
         opponents=pool.agents(),
         opponent_weights=pool.weights(),
+        lookahead=config.policy.lookahead,
         **e.rules,
     )
     return ScaledReward(venv, e.reward_scale)

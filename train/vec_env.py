@@ -9,6 +9,10 @@ Opponents are agent spec strings (``"random"``, ``"greedy"``, ``"mcts:sims=50"``
 the pool with probability proportional to ``opponent_weights`` (see
 ``hg_env.vector``). ``"random"`` is the env's own uniform sampler.
 
+With ``lookahead=True`` the observations are a ``Dict`` of the board tensor and
+the one-turn lookahead's per-action gains (``hg_env.vector``); ``HGPolicy`` with
+``lookahead=True`` reads them.
+
 ``infos`` of a finished game hold ``terminal_observation``, ``final_scores``,
 ``learner_seat``, ``opponent`` (index in the pool), ``outcome`` (1 win, 0 shared
 victory, -1 loss) and ``episode`` (``r``: summed reward, ``l``: learner steps).
@@ -25,6 +29,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from agents.base import Agent, make_agent
+from hg_env.core import search
 from hg_env.vector import VectorEnv
 
 
@@ -51,6 +56,7 @@ class HGVecEnv(VecEnv):
         opponents: Sequence[str | Agent | None] = ("random",),
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | None = None,
+        lookahead: bool = False,
         **rule_flags: Any,
     ) -> None:
         self.venv = VectorEnv(
@@ -61,9 +67,19 @@ class HGVecEnv(VecEnv):
             opponents=resolve_opponents(opponents, seed),
             opponent_weights=opponent_weights,
             learner_seat=learner_seat,
+            lookahead=lookahead,
             **rule_flags,
         )
         observation_space = spaces.Box(low=0, high=np.ascontiguousarray(self.venv.observation_high), dtype=np.uint8)
+        if lookahead:  # see hg_env.vector
+            gains = (len(search.LOOKAHEAD_FEATURES), self.venv.layout.size)
+            observation_space = spaces.Dict(
+                {
+                    "board": observation_space,
+                    "lookahead": spaces.Box(-np.inf, np.inf, gains, dtype=np.float32),
+                    "estimate": spaces.Box(-np.inf, np.inf, (len(search.ESTIMATE_FEATURES),), dtype=np.float32),
+                }
+            )
         action_space = spaces.Discrete(self.venv.layout.size)
         super().__init__(num_envs, observation_space, action_space)
         self._seed = seed
@@ -80,7 +96,7 @@ class HGVecEnv(VecEnv):
 
     # ------------------------------------------------------------ VecEnv API
 
-    def reset(self) -> np.ndarray:
+    def reset(self) -> np.ndarray | dict[str, np.ndarray]:
         seed, self._seed_next = self._seed_next, None
         return self.venv.reset(seed=seed)
 
