@@ -223,3 +223,15 @@ def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
     assert np.allclose(search.hole_factors(s, np.array([0]))[0], expected)
     if reach == 2:
         assert (expected == 0).any()  # a small board leaves sides open towards its edge
+
+
+def test_bitset_and_unique_helpers_of_the_search() -> None:
+    from hg_env.core.areas import tile_members, tile_sets
+
+    rng = np.random.default_rng(0)
+    members = rng.random((7, 3, 95)) < 0.3
+    np.testing.assert_array_equal(tile_members(tile_sets(members)), members)
+    keys = rng.integers(0, 1 << 40, size=500)
+    keys[::3] = keys[0]
+    np.testing.assert_array_equal(search.sorted_unique(keys), np.unique(keys))
+    assert len(search.sorted_unique(np.zeros(0, dtype=np.int64))) == 0

@@ -81,6 +81,13 @@ def tile_members(bits: np.ndarray) -> np.ndarray:
     return members.reshape(*bits.shape[:-1], TILE_WORDS * 64)[..., :NUM_TILES]
 
 
+def tile_sets(members: np.ndarray) -> np.ndarray:
+    """[..., 95] bool membership -> [..., TILE_WORDS] uint64 tile bitsets (the inverse of ``tile_members``)."""
+    padded = np.zeros((*members.shape[:-1], TILE_WORDS * 64), dtype=bool)
+    padded[..., :NUM_TILES] = members
+    return np.packbits(padded, axis=-1, bitorder="little").view("<u8").astype(np.uint64)
+
+
 def lake_members(bits: np.ndarray) -> np.ndarray:
     """[...] uint64 lake bitsets -> [..., 29] bool membership."""
     return ((bits[..., None] >> np.arange(NUM_LAKES, dtype=np.uint64)) & _ONE).astype(bool)

@@ -42,7 +42,7 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import lake_members, popcount
+from hg_env.core.areas import lake_members, popcount, tile_sets
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
 from hg_env.core.state import HUT, OCCUPY, OVER, PAWN, RETAKE, State
@@ -83,6 +83,13 @@ PAWN_VALUE = 3.0
 HOLE_FITS = 2  # an open side facing a hole that fewer undrawn tiles fit scales p_close down (0: off)
 
 FITS_ANY = COMPAT.any(-1)  # [tile, need code] the tile fits a position with this need in some rotation
+FITS_SETS = tile_sets(FITS_ANY.T)  # [need code, TILE_WORDS] the same as tile bitsets
+
+
+def sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a 1-d integer array, by sorting (many times faster on large int64 keys)."""
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
 
 
 # ---------------------------------------------------------------- hidden information
@@ -154,7 +161,7 @@ def _occupied_roots(state: State, part, kind: int, live: np.ndarray) -> tuple[np
     if not len(g):
         return g, t
     roots = part.find(g, TILE_ZONE[t, state.occupant_local[g, t]])
-    pairs = np.unique(g.astype(np.int64) * NUM_ZONES + roots)
+    pairs = sorted_unique(g.astype(np.int64) * NUM_ZONES + roots)
     return pairs // NUM_ZONES, pairs % NUM_ZONES
 
 
@@ -203,12 +210,12 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
         return factor
     root = state.area.find(games[r], z)
     cells = state.board.num_cells + 1
-    keys = np.unique((r.astype(np.int64) * NUM_ZONES + root) * cells + hole + 1)  # each side's hole once
+    keys = sorted_unique((r.astype(np.int64) * NUM_ZONES + root) * cells + hole + 1)  # each side's hole once
     hole = keys % cells - 1
     r, root = np.divmod(keys // cells, NUM_ZONES)
-    g = games[r]
-    unseen = (state.tile_cell[g] < 0) & ~state.discarded[g] & (TILE_KIND == KIND_REGULAR)  # hand tile included
-    fits = (FITS_ANY[:, state.need[g, np.maximum(hole, 0)].astype(np.intp)].T & unseen).sum(1)
+    # Tiles still to come as bitsets, per game (hand tile included); fits = popcount(unseen & fits the hole).
+    unseen = tile_sets((state.tile_cell[games] < 0) & ~state.discarded[games] & (TILE_KIND == KIND_REGULAR))
+    fits = popcount(unseen[r] & FITS_SETS[state.need[games[r], np.maximum(hole, 0)]])
     fits = np.where(hole < 0, 0, fits)  # open towards the board edge
     np.multiply.at(factor, (r, root), np.minimum(1.0, fits / HOLE_FITS))
     return factor
