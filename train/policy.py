@@ -305,7 +305,9 @@ class BoardNet(nn.Module):
             1,
         )
         if gains is not None:
-            logits = logits + torch.einsum("bfa,af->ba", gains.float(), self.lookahead_weight[self.action_kind])
+            weight = self.lookahead_weight[self.action_kind]  # [A, 2]
+            gains = gains.float()
+            logits = logits + gains[:, 0] * weight[:, 0] + gains[:, 1] * weight[:, 1]
         return logits, self.value_out(trunk)
 
 
