@@ -4,9 +4,13 @@ One readable loop around sb3-contrib's ``MaskablePPO`` (CleanRL spirit: every
 hyperparameter in the config file, train.config documents them):
 
 1. ``HGVecEnv``: ``env.num_envs`` games in one process, the learner's seat
-   drawn per game, opponents from the pool deciding in batches;
-2. optional warm start: behaviour cloning of greedy (``[imitation]``, train.imitation);
-3. PPO with ``train.policy.HGPolicy`` (sparse board network, per-cell placement head);
+   drawn per game, opponents from the pool deciding in batches; with
+   ``policy.lookahead`` the observations carry the one-turn lookahead's gain of
+   every legal move (hg_env.vector);
+2. optional warm start (plain network only): behaviour cloning of greedy
+   (``[imitation]``, train.imitation);
+3. PPO with ``train.policy.HGPolicy`` (sparse board network, per-cell placement
+   head, and with lookahead a learned weighting of the lookahead's gains);
 4. every ``opponents.snapshot_every`` steps a frozen copy of the learner joins
    the opponent pool; every ``eval.every`` steps evaluation games against
    random and greedy (win rates to TensorBoard and ``eval.jsonl``); every
