@@ -43,16 +43,13 @@ def greedy_actions(state: State, rng: np.random.Generator | None = None, opponen
     ``opponent_weight`` times its opponents' mean. The candidates are evaluated
     on re-dealt copies, so the hidden deck order is never read.
     """
-    plain = search.plain_copy(state)
-    search.redeal(plain, rng if rng is not None else np.random.default_rng(0))
-    games, actions, values = search.turn_lookahead(plain)
     out = np.full(state.batch_size, -1, dtype=np.int64)
+    games, actions, mine, others = search.move_values(state, rng if rng is not None else np.random.default_rng(0))
     if not len(games):
         return out
-    present, group = np.unique(games, return_inverse=True)
-    mine, others = search.own_and_opponents(values, state.current[games], state.num_players[games].astype(np.int64))
     if opponent_weight:
         mine = mine - opponent_weight * others
+    present, group = np.unique(games, return_inverse=True)
     best = search.best_rows(group, mine, len(present), rng)
     out[present] = actions[best]
     return out

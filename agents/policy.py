@@ -89,7 +89,7 @@ class PolicyAgent(Agent):
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         import torch
 
-        from hg_env.core.search import lookahead_features
+        from hg_env.vector import lookahead_observation
 
         masks = np.asarray(action_masks, dtype=bool)
         if observations is None:
@@ -101,8 +101,8 @@ class PolicyAgent(Agent):
                     f"{self.path or 'this policy'} reads lookahead features: pass the game (act(..., game=game)) "
                     "or the batched state (act_batch(..., state=state))"
                 )
-            gains, estimates = lookahead_features(state, self.rng)
-            inputs = {"board": inputs, "lookahead": torch.from_numpy(gains), "estimate": torch.from_numpy(estimates)}
+            arrays = lookahead_observation(np.asarray(observations), state, self.rng)
+            inputs = {key: torch.as_tensor(value) for key, value in arrays.items()}
         with torch.no_grad():
             logits, _ = self.policy.net(inputs)
         logits = logits.double().numpy()

@@ -41,7 +41,16 @@ from hg_env.core import engine, search
 from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import channel_high, channel_names, observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from hg_env.core.state import OVER
+from hg_env.core.state import OVER, State
+
+
+def lookahead_observation(
+    board: np.ndarray, state: State, rng: np.random.Generator, seats: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """The observation of ``lookahead=True`` (module docstring) from the board tensors of the
+    games of ``state``, seen from ``seats`` (default: the seats to move)."""
+    gains, estimates = search.lookahead_features(state, rng, seats)
+    return {"board": board, "lookahead": gains, "estimate": estimates}
 
 
 class VectorEnv:
@@ -170,8 +179,7 @@ class VectorEnv:
         if not self.lookahead:
             return board
         state = self.state if len(games) == self.num_envs else self.state.take(games)  # games: sorted
-        gains, estimates = search.lookahead_features(state, self.lookahead_rng, self.seats[games])
-        return {"board": board, "lookahead": gains, "estimate": estimates}
+        return lookahead_observation(board, state, self.lookahead_rng, self.seats[games])
 
     def action_masks(self) -> np.ndarray:
         """[N, A] bool legal actions of each learner."""

@@ -115,10 +115,7 @@ def teacher_targets(
     moves, [B, A] float32. ``value`` is greedy's valuation of each move (its estimated final
     score after it), minus ``opponent_weight`` times the opponents' mean estimate: with
     weight 0 the teacher is exactly agents.greedy."""
-    plain = search.plain_copy(state)
-    search.redeal(plain, rng)  # like greedy, never read the hidden deck order
-    games, actions, values = search.turn_lookahead(plain)
-    mine, others = search.own_and_opponents(values, state.current[games], state.num_players[games].astype(np.int64))
+    games, actions, mine, others = search.move_values(state, rng)  # like greedy, never reads the deck order
     if opponent_weight:
         mine = mine - opponent_weight * others
     present, group = np.unique(games, return_inverse=True)

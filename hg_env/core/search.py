@@ -423,19 +423,37 @@ def best_rows(groups: np.ndarray, scores: np.ndarray, num_groups: int, rng: np.r
     return order[first]
 
 
-# ---------------------------------------------------------------- features for a learned policy
-
-LOOKAHEAD_FEATURES = ("own_gain", "opponents_gain")  # rows of ``lookahead_features``' gains
-ESTIMATE_FEATURES = ("own_estimate", "opponents_estimate")  # columns of its estimates
-
-
 def own_and_opponents(values: np.ndarray, seats: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """([n], [n]) from [n, 5] per-seat values: the seat's own and the mean over its opponents."""
     rows = np.arange(len(values))
     own = values[rows, seats]
+    players = players.astype(np.int64)
     seated = np.arange(MAX_PLAYERS)[None, :] < players[:, None]
     opponents = (np.where(seated, values, 0.0).sum(1) - own) / np.maximum(players - 1, 1)
     return own, opponents
+
+
+def move_values(
+    state: State, rng: np.random.Generator, seats: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal action of every running game valued by ``turn_lookahead`` on a re-deal drawn
+    from ``rng`` (the deck order is never read), from ``seats``' view (default: the seat to move).
+
+    Returns ``(games, actions, own, opponents)``, one row per (game, legal action), games in
+    increasing order: the seat's estimated final score after the action and its opponents' mean.
+    """
+    plain = plain_copy(state)
+    redeal(plain, rng)
+    games, actions, values = turn_lookahead(plain)
+    seats = state.current if seats is None else np.asarray(seats)
+    own, opponents = own_and_opponents(values, seats[games], state.num_players[games])
+    return games, actions, own, opponents
+
+
+# ---------------------------------------------------------------- features for a learned policy
+
+LOOKAHEAD_FEATURES = ("own_gain", "opponents_gain")  # rows of ``lookahead_features``' gains
+ESTIMATE_FEATURES = ("own_estimate", "opponents_estimate")  # columns of its estimates
 
 
 def lookahead_features(
@@ -455,15 +473,11 @@ def lookahead_features(
 
     The lookahead runs on a re-deal drawn from ``rng``, so the deck order is never read.
     """
-    plain = plain_copy(state)
-    redeal(plain, rng)
-    players = state.num_players.astype(np.int64)
     seats = (state.current if seats is None else np.asarray(seats)).astype(np.int64)
-    own_now, opponents_now = own_and_opponents(estimated_final_scores(plain), seats, players)
+    games, actions, own, opponents = move_values(state, rng, seats)
+    # The estimate reads which tiles are left, not their order: the real state gives the re-deal's.
+    own_now, opponents_now = own_and_opponents(estimated_final_scores(state), seats, state.num_players)
     gains = np.zeros((state.batch_size, len(LOOKAHEAD_FEATURES), action_layout(state.rules.reach).size), np.float32)
-    games, actions, values = turn_lookahead(plain)
-    if len(games):
-        own, opponents = own_and_opponents(values, seats[games], players[games])
-        gains[games, 0, actions] = own - own_now[games]
-        gains[games, 1, actions] = opponents - opponents_now[games]
+    gains[games, 0, actions] = own - own_now[games]
+    gains[games, 1, actions] = opponents - opponents_now[games]
     return gains, np.stack([own_now, opponents_now], 1).astype(np.float32)
