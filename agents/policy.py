@@ -4,7 +4,7 @@ Spec: ``policy:path=runs/quick/final_model.zip,deterministic=true``.
 
 ``path`` is a model saved by ``hgenv train`` (``final_model.zip``, or a
 snapshot in ``snapshots/``): a MaskablePPO zip whose policy is
-``train.policy.HGPolicy``. Only the policy is loaded (no optimizer, no rollout
+``hg_env.train.policy.HGPolicy``. Only the policy is loaded (no optimizer, no rollout
 buffer). With ``deterministic=true`` (the default) the agent plays the most
 probable legal move; with ``false`` it samples from the policy with its own
 seeded generator, so games stay reproducible.
@@ -25,20 +25,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from agents.base import Agent, register
+from hg_env.agents.base import Agent, register
 
 if TYPE_CHECKING:
+    from hg_env.train.policy import HGPolicy
+
     from hg_env.core.state import State
     from hg_env.game import Game
-    from train.policy import HGPolicy
 
 
 def load_policy(path: str | Path) -> HGPolicy:
     """The ``HGPolicy`` of a model zip saved by ``hgenv train``; ValueError naming the file otherwise."""
+    from hg_env.train.policy import HGPolicy
     from stable_baselines3.common.save_util import load_from_zip_file
-
-    from train.policy import HGPolicy
 
     path = Path(path)
     if not path.is_file():

@@ -68,7 +68,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"hgenv tournament needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'"
         )
-    from train import tournament
+    from hg_env.train import tournament
 
     try:
         return tournament.main(args)
@@ -96,12 +96,12 @@ def _train_module(name: str):
     missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
         raise SystemExit(f"hgenv {name} needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
-    return importlib.import_module(f"train.{name}")
+    return importlib.import_module(f"hg_env.train.{name}")
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     module = _train_module("train")
-    from train.config import ConfigError
+    from hg_env.train.config import ConfigError
 
     try:
         return module.main(args)

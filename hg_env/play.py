@@ -207,7 +207,7 @@ class Session:
         color: bool = False,
         out: TextIO | None = None,
     ) -> None:
-        from agents.base import make_agent
+        from hg_env.agents.base import make_agent
 
         if not 2 <= num_players <= 5:
             raise ValueError(f"--players must be 2..5, got {num_players}")

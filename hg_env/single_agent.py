@@ -3,7 +3,7 @@
 For stable-baselines3 and sb3-contrib's ``MaskablePPO``::
 
     from sb3_contrib import MaskablePPO
-    from agents import make_agent
+    from hg_env.agents import make_agent
     import hg_env
 
     env = hg_env.SingleAgentEnv(opponents=[make_agent("greedy", seed=0)], reward="win")
@@ -14,7 +14,7 @@ the learner; ``action_masks()`` is the legal-action mask. Opponents play their
 turns inside ``step``; the learner's reward is everything it earned since its
 previous action (see the reward modes of ``hg_env.aec``).
 
-An opponent is an ``agents.Agent`` (called with the game as its search hook, and
+An opponent is an ``hg_env.agents.Agent`` (called with the game as its search hook, and
 the observation only if ``agent.uses_observation``) or any callable
 ``(observation, action_mask) -> action``.
 

@@ -9,7 +9,7 @@ Seats and opponents. At every new game the learner's seat is drawn uniformly
 (or fixed with ``learner_seat``) and one opponent is drawn from the pool with
 probability proportional to its weight; it plays all the other seats of that
 game. An opponent is any object with ``act_batch(observations, action_masks,
-state) -> actions`` (the ``agents.Agent`` protocol): ``observations`` is the
+state) -> actions`` (the ``hg_env.agents.Agent`` protocol): ``observations`` is the
 [G, C, H, W] board tensor of the deciding seats when ``opponent.uses_observation``
 is true, else None; ``state`` is the batched core state of those G games (a
 copy). ``None`` in the pool means uniformly random legal moves.

@@ -157,7 +157,7 @@ def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture) 
 
 
 def test_greedy_opponent_when_available(tmp_path: Path) -> None:
-    pytest.importorskip("agents.greedy")
+    pytest.importorskip("hg_env.agents.greedy")
     out = io.StringIO()
     session = Session(["greedy"], num_players=3, seed=2, record_path=tmp_path / "g.json", out=out)
     assert session.run(reader(answers("1", "1", "1", "quit"), [])) == 0

@@ -13,12 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.base import Agent, register
-from hg_env.cli import main as cli_main
-from hg_env.game import Game
-from train import ratings
-from train.tournament import (
+from hg_env.agents.base import Agent, register
+from hg_env.train import ratings
+from hg_env.train.tournament import (
     GAMES_FILE,
     TournamentConfig,
     play_game,
@@ -26,6 +23,9 @@ from train.tournament import (
     run_tournament,
     schedule,
 )
+
+from hg_env.cli import main as cli_main
+from hg_env.game import Game
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,19 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hg_env.agents.base import make_agent
+from hg_env.agents.policy import PolicyAgent, load_policy
+from hg_env.train import tournament
+from hg_env.train.config import ConfigError, config_from_dict, load_config, to_toml
+from hg_env.train.evaluate import evaluate
+from hg_env.train.policy import BoardNet, sample
+from hg_env.train.train import CheckpointError, checkpoint_paths, train
 
-from agents.base import make_agent
-from agents.policy import PolicyAgent, load_policy
 from hg_env.cli import main as cli_main
 from hg_env.core import engine
 from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import observe
 from hg_env.core.state import OVER
-from train import tournament
-from train.config import ConfigError, config_from_dict, load_config, to_toml
-from train.evaluate import evaluate
-from train.policy import BoardNet, sample
-from train.train import CheckpointError, checkpoint_paths, train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.toml"

@@ -1,12 +1,12 @@
-"""The batched self-play env (hg_env.vector) and its SB3 adapter (train.vec_env)."""
+"""The batched self-play env (hg_env.vector) and its SB3 adapter (hg_env.train.vec_env)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hg_env.agents.base import Agent
 
 import hg_env
-from agents.base import Agent
 from hg_env.core.actions import sample_uniform
 from hg_env.vector import VectorEnv
 
@@ -102,17 +102,16 @@ def test_vector_env_seats_opponents_and_errors() -> None:
     with pytest.raises(ValueError, match="opponent weights"):
         VectorEnv(2, opponents=[None], opponent_weights=[0])
     with pytest.raises(ValueError, match="act_batch"):
-        VectorEnv(2, opponents=["greedy"])  # spec strings are resolved by train.vec_env
+        VectorEnv(2, opponents=["greedy"])  # spec strings are resolved by hg_env.train.vec_env
     with pytest.raises(ValueError, match="unknown rule flag"):
         VectorEnv(2, bord_reach=3)
 
 
 def test_sb3_vec_env_adapter_with_maskable_ppo() -> None:
     pytest.importorskip("torch")
+    from hg_env.train.vec_env import HGVecEnv
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
-
-    from train.vec_env import HGVecEnv
 
     venv = HGVecEnv(4, seed=0, opponents=["random", "greedy"], opponent_weights=[3, 1], reward="score_diff")
     obs = venv.reset()
@@ -129,7 +128,8 @@ def test_sb3_vec_env_adapter_with_maskable_ppo() -> None:
 
 def test_lookahead_observations_add_the_search_and_change_no_game() -> None:
     """lookahead=True adds per-action gains and estimates; boards, games and rewards stay the same."""
-    from agents.greedy import greedy_actions
+    from hg_env.agents.greedy import greedy_actions
+
     from hg_env.core import search
 
     plain = VectorEnv(6, num_players=2, reward="score_diff", seed=4, opponents=[FirstLegal()])

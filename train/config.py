@@ -46,7 +46,7 @@ class RunConfig:
 
 @dataclass
 class EnvConfig:
-    """The batched self-play environment (train.vec_env.HGVecEnv)."""
+    """The batched self-play environment (hg_env.train.vec_env.HGVecEnv)."""
 
     num_envs: int = 64  # games stepped together
     num_players: int = 2
@@ -57,12 +57,12 @@ class EnvConfig:
 
 @dataclass
 class PolicyConfig:
-    """The network (train.policy.BoardNet)."""
+    """The network (hg_env.train.policy.BoardNet)."""
 
     channels: int = 32  # features per active cell
     layers: int = 3  # sparse plus-shaped convolutions
     hidden: int = 128  # width of the info MLP and the trunk
-    lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (train.policy)
+    lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (hg_env.train.policy)
 
 
 @dataclass
@@ -104,7 +104,7 @@ class ImitationConfig:
     positions) are played in batches; every decision is a sample: the policy
     learns softmax(greedy's value of each legal move / temperature) (cross-entropy)
     and the value learns the return of that seat (the same reward, scale and
-    gamma as PPO). 0 decisions: no warm start. See train.imitation."""
+    gamma as PPO). 0 decisions: no warm start. See hg_env.train.imitation."""
 
     decisions: int = 0  # greedy-labelled decisions to learn from
     games: int = 32  # games played at once; their decisions are one chunk of data
@@ -276,7 +276,7 @@ def _check(c: TrainConfig) -> None:
     _require(ev.games >= 2, "eval.games", ">= 2", ev.games)
     _require(ev.final_games >= 0, "eval.final_games", ">= 0", ev.final_games)
     if ev.opponents:
-        from agents.base import make_agent
+        from hg_env.agents.base import make_agent
 
         for spec in ev.opponents:
             try:

@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from hg_env.agents.base import Agent, make_agent
 
-from agents.base import Agent, make_agent
 from hg_env.core import engine
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules

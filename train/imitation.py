@@ -1,6 +1,6 @@
 """Behaviour cloning of the greedy agent: an optional warm start of the policy before PPO.
 
-Configured by the ``[imitation]`` table (train.config.ImitationConfig). Games of
+Configured by the ``[imitation]`` table (hg_env.train.config.ImitationConfig). Games of
 greedy against itself are played in chunks of ``games`` at once on the batched
 core (a fraction ``epsilon`` of the moves random, so that the data also shows
 positions greedy would not reach; and a fraction ``student_moves`` played by the
@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from hg_env.train.config import ImitationConfig
 from torch import nn
 from tqdm import tqdm
 
@@ -38,7 +39,6 @@ from hg_env.core.actions import sample_uniform
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
 from hg_env.core.state import OVER, PHASE_NAMES
-from train.config import ImitationConfig
 
 
 def play_chunk(
@@ -114,7 +114,7 @@ def teacher_targets(
     """The teacher's move in every game and ``softmax(value / temperature)`` over its legal
     moves, [B, A] float32. ``value`` is greedy's valuation of each move (its estimated final
     score after it), minus ``opponent_weight`` times the opponents' mean estimate: with
-    weight 0 the teacher is exactly agents.greedy."""
+    weight 0 the teacher is exactly hg_env.agents.greedy."""
     games, actions, mine, others = search.move_values(state, rng)  # like greedy, never reads the deck order
     if opponent_weight:
         mine = mine - opponent_weight * others
@@ -161,7 +161,7 @@ def imitate_greedy(
     log: Callable[[int, dict[str, float]], None] | None = None,
     progress: bool = True,
 ) -> dict[str, float]:
-    """Train ``net`` (a train.policy.BoardNet) on greedy's moves; returns the last chunk's metrics.
+    """Train ``net`` (a hg_env.train.policy.BoardNet) on greedy's moves; returns the last chunk's metrics.
 
     ``log(decisions_so_far, metrics)`` is called after every chunk."""
     rng = np.random.default_rng([seed, 7])  # its own stream: PPO's generators are left as they are

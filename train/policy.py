@@ -313,7 +313,7 @@ class BoardNet(nn.Module):
 
 class HGPolicy(MaskableActorCriticPolicy):
     """``MaskablePPO`` policy around ``BoardNet`` (``policy_kwargs``: board_reach, channels, layers,
-    hidden, lookahead; with lookahead the observation space is the Dict of ``train.vec_env``)."""
+    hidden, lookahead; with lookahead the observation space is the Dict of ``hg_env.train.vec_env``)."""
 
     def __init__(
         self,

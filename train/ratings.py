@@ -1,6 +1,6 @@
 """Tournament statistics from a list of game results: openskill ratings, win rates, scores, tables, plot.
 
-A *result* is one line of a tournament's ``games.jsonl`` (see train.tournament):
+A *result* is one line of a tournament's ``games.jsonl`` (see hg_env.train.tournament):
 at least ``index`` (its place in the schedule), ``table``, ``deck``, ``agents``
 (spec per seat), ``scores`` and ``ranks`` (1 = first, ties share a rank), and
 optionally ``error``, ``agent_seconds`` and ``agent_cpu_seconds`` (time spent

@@ -48,12 +48,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from hg_env.agents.base import Agent, make_agent
+from hg_env.train import ratings
 from tqdm import tqdm
 
-from agents.base import Agent, make_agent
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from hg_env.game import Game
-from train import ratings
 
 CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
 SUMMARY_EVERY_S = 60.0  # rewrite the tables at most this often while playing

@@ -1,15 +1,15 @@
 """PPO self-play training: ``hgenv train --config configs/quick.toml [--resume]``.
 
 One readable loop around sb3-contrib's ``MaskablePPO`` (CleanRL spirit: every
-hyperparameter in the config file, train.config documents them):
+hyperparameter in the config file, hg_env.train.config documents them):
 
 1. ``HGVecEnv``: ``env.num_envs`` games in one process, the learner's seat
    drawn per game, opponents from the pool deciding in batches; with
    ``policy.lookahead`` the observations carry the one-turn lookahead's gain of
    every legal move (hg_env.vector);
 2. optional warm start (plain network only): behaviour cloning of greedy
-   (``[imitation]``, train.imitation);
-3. PPO with ``train.policy.HGPolicy`` (sparse board network, per-cell placement
+   (``[imitation]``, hg_env.train.imitation);
+3. PPO with ``hg_env.train.policy.HGPolicy`` (sparse board network, per-cell placement
    head, and with lookahead a learned weighting of the lookahead's gains);
 4. every ``opponents.snapshot_every`` steps a frozen copy of the learner joins
    the opponent pool; every ``eval.every`` steps evaluation games against
@@ -59,20 +59,20 @@ from typing import Any
 
 import numpy as np
 import torch
+from hg_env.agents.base import make_agent
+from hg_env.agents.policy import PolicyAgent
+from hg_env.train.config import TrainConfig, load_config, to_toml
+from hg_env.train.evaluate import evaluate
+from hg_env.train.imitation import imitate_greedy
+from hg_env.train.policy import CompactRolloutBuffer, HGPolicy
+from hg_env.train.vec_env import HGVecEnv
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnvWrapper
 from tqdm import tqdm
 
-from agents.base import make_agent
-from agents.policy import PolicyAgent
 from hg_env.core.rules import Rules
-from train.config import TrainConfig, load_config, to_toml
-from train.evaluate import evaluate
-from train.imitation import imitate_greedy
-from train.policy import CompactRolloutBuffer, HGPolicy
-from train.vec_env import HGVecEnv
 
 CHECKPOINT_FORMAT = "hg_env-ppo-checkpoint-v1"
 EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
@@ -475,7 +475,7 @@ def _say_interrupted(run_dir: Path) -> None:
 
 
 def _warm_start(model: MaskablePPO, config: TrainConfig, run_dir: Path, progress: bool) -> None:
-    """Behaviour cloning of greedy (train.imitation), logged to TensorBoard under imitation/."""
+    """Behaviour cloning of greedy (hg_env.train.imitation), logged to TensorBoard under imitation/."""
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run_dir / "tensorboard" / "imitation"))

@@ -5,7 +5,7 @@ there are no subprocesses. sb3-contrib's ``MaskablePPO`` reads the legal moves
 through ``env_method("action_masks")``.
 
 Opponents are agent spec strings (``"random"``, ``"greedy"``, ``"mcts:sims=50"``,
-``"policy:path=..."``) or ``agents.Agent`` objects; each new game draws one from
+``"policy:path=..."``) or ``hg_env.agents.Agent`` objects; each new game draws one from
 the pool with probability proportional to ``opponent_weights`` (see
 ``hg_env.vector``). ``"random"`` is the env's own uniform sampler.
 
@@ -26,9 +26,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from hg_env.agents.base import Agent, make_agent
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from agents.base import Agent, make_agent
 from hg_env.core import search
 from hg_env.vector import VectorEnv
 

@@ -1,0 +1,46 @@
+"""Packaging: agents/ and train/ install inside the hg_env namespace, never as top-level packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+
+def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True)
+
+
+def test_no_generic_top_level_packages(tmp_path: Path) -> None:
+    """Outside the repository, `agents` and `train` are not importable; hg_env.agents / hg_env.train are."""
+    done = _run(
+        """
+        import importlib.util
+        assert importlib.util.find_spec("agents") is None, "top-level package 'agents' is installed"
+        assert importlib.util.find_spec("train") is None, "top-level package 'train' is installed"
+        import hg_env.agents, hg_env.train.config
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_a_users_own_train_py_does_not_shadow_ours(tmp_path: Path) -> None:
+    """A researcher's train.py and agents.py next to their script do not break our imports."""
+    (tmp_path / "train.py").write_text("RAISE = 1 / 0  # a user's own training script\n")
+    (tmp_path / "agents.py").write_text("MINE = True\n")
+    done = _run(
+        """
+        from hg_env.agents import make_agent
+        from hg_env.train.config import TrainConfig
+        import agents
+        assert agents.MINE
+        print(make_agent("random").name, TrainConfig().run.name)
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["random", "run"]
