@@ -110,3 +110,38 @@ def print_env(result: dict, as_json: bool) -> None:
     for name, rate in rates.items():
         ratio = "" if name == "hunters_gatherers_v0" else f"   (hunters_gatherers_v0 is {ours / rate:.2f}x)"
         print(f"  {name:<22} {rate:>10,.0f}{ratio}")
+
+
+def fingerprint(num_games: int = 12, seed: int = 0, **rule_flags) -> dict[str, str]:
+    """SHA-256 digests of everything a fixed set of seeded random games shows: the observations of
+    the acting seat and the legal masks at every decision, the actions, scores and event logs, and
+    the lookahead features of every tenth decision. Refactors that must not change the games
+    (rulesets, speed work) leave every digest unchanged; ``hgenv bench fingerprint`` prints them."""
+    import hashlib
+
+    from hg_env.core import search
+    from hg_env.core.observation import observe
+    from hg_env.core.rules import Rules
+
+    rules = Rules.from_kwargs(**rule_flags)
+    players = [2 + i % 4 for i in range(num_games)]  # 2-5 players
+    state = engine.new_games(players, rules, seeds=[seed + i for i in range(num_games)])
+    rng = np.random.default_rng(seed)
+    lookahead_rng = np.random.default_rng([seed, 1])
+    digests = {name: hashlib.sha256() for name in ("observations", "masks", "actions", "scores", "events", "lookahead")}
+    step = 0
+    while (state.phase != OVER).any():
+        live = np.flatnonzero(state.phase != OVER)
+        digests["observations"].update(observe(state, live, state.current[live]).tobytes())
+        mask = engine.legal_action_mask(state)
+        digests["masks"].update(np.packbits(mask).tobytes())
+        if step % 10 == 0:
+            gains, estimates = search.lookahead_features(state, lookahead_rng)
+            digests["lookahead"].update(gains.tobytes() + estimates.tobytes())
+        actions = sample_uniform(mask, rng)
+        digests["actions"].update(actions.astype(np.int64).tobytes())
+        engine.step(state, actions)
+        digests["scores"].update(state.score.astype(np.int64).tobytes())
+        step += 1
+    digests["events"].update(json.dumps(state.events, sort_keys=True).encode())
+    return {name: d.hexdigest()[:16] for name, d in digests.items()}
