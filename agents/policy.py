@@ -93,6 +93,17 @@ class PolicyAgent(Agent):
         masks = np.asarray(action_masks, dtype=bool)
         if observations is None:
             raise ValueError("the policy agent reads the board tensor: pass the observations")
+        net = self.policy.net
+        if state is not None and state.rules.ruleset != net.ruleset:
+            raise ValueError(
+                f"{self.path or 'this policy'} was trained on {net.ruleset!r} and does not play {state.rules.ruleset!r}"
+            )
+        channels = np.asarray(observations).shape[1]
+        if channels != net.num_channels:
+            raise ValueError(
+                f"{self.path or 'this policy'} reads {net.num_channels}-channel observations of {net.ruleset!r}, "
+                f"got {channels} channels (another ruleset or board size?)"
+            )
         inputs: Any = torch.as_tensor(np.asarray(observations))
         if self.policy.net.lookahead:
             if state is None:

@@ -1,35 +1,37 @@
-"""hg_env: Carcassonne: Hunters & Gatherers (2020) for reinforcement learning.
+"""hg_env: the Carcassonne family (Hunters & Gatherers 2020 and 2002, base Carcassonne) for reinforcement learning.
 
 * ``hg_env.Game``: one game, for scripts, notebooks, tests and replays.
-* ``hg_env.env()`` / ``hg_env.raw_env``: the PettingZoo AEC environment ``hunters_gatherers_v0``.
+* ``hg_env.env()`` / ``hg_env.raw_env``: the PettingZoo AEC environments (``hunters_gatherers_v0``,
+  ``hunters_gatherers_classic_v0``, ``carcassonne_v0``: ``ruleset="hg2020" | "hg2002" | "carcassonne"``).
 * ``hg_env.SingleAgentEnv``: a ``gymnasium.Env`` for one learner against fixed opponents.
-* ``hg_env.core``: the batch-first numpy rules engine behind them.
+* ``hg_env.core``: the batch-first numpy rules engine behind them; ``hg_env.rulesets``: what each game adds.
 """
 
 from hg_env.aec import env, raw_env
 from hg_env.core.actions import ActionLayout, action_layout
 from hg_env.core.observation import channel_names, channel_scale, observe
 from hg_env.core.rules import Rules
+from hg_env.core.ruleset import RULESETS
 from hg_env.game import Game
 from hg_env.single_agent import SingleAgentEnv
 
 __version__ = "0.1.0"
 
 
-def encode(decision: tuple, board_reach: int = 12) -> int:
+def encode(decision: tuple, board_reach: int = 12, ruleset: str = "hg2020") -> int:
     """Flat action of a decision: ``("place", x, y, rot)``, ``("pawn", zone)``, ``("hut", zone)``,
-    ``("retake", x, y)``, ``("pit", k)`` or ``("none",)``."""
-    return action_layout(board_reach).encode(decision)
+    ``("retake", x, y)``, ``("pit", k)`` or ``("none",)`` (Carcassonne: ``("meeple", zone)``, ``("abbot", zone)``)."""
+    return action_layout(board_reach, ruleset).encode(decision)
 
 
-def decode(action: int, board_reach: int = 12) -> tuple:
+def decode(action: int, board_reach: int = 12, ruleset: str = "hg2020") -> tuple:
     """Decision tuple of a flat action (the inverse of ``encode``)."""
-    return action_layout(board_reach).decode(action)
+    return action_layout(board_reach, ruleset).decode(action)
 
 
-def describe(action: int, tile: int | None = None, board_reach: int = 12) -> str:
+def describe(action: int, tile: int | None = None, board_reach: int = 12, ruleset: str = "hg2020") -> str:
     """Readable move, e.g. ``place 41 at (1,0) r0`` or ``pawn on zone 2``."""
-    return action_layout(board_reach).describe(action, tile)
+    return action_layout(board_reach, ruleset).describe(action, tile)
 
 
 def _register() -> None:
@@ -37,15 +39,26 @@ def _register() -> None:
     import gymnasium
     import pettingzoo
 
-    if hasattr(pettingzoo, "register"):  # PettingZoo >= 1.27
-        pettingzoo.register("aec", id="hg_env/hunters_gatherers-v0", entry_point="hg_env.aec:env")
-    if "hg_env/HuntersGatherers-v0" not in gymnasium.registry:
-        gymnasium.register(id="hg_env/HuntersGatherers-v0", entry_point="hg_env.single_agent:SingleAgentEnv")
+    names = {
+        "hg2020": ("hunters_gatherers", "HuntersGatherers", "env"),
+        "hg2002": ("hunters_gatherers_classic", "HuntersGatherersClassic", "classic_env"),
+        "carcassonne": ("carcassonne", "Carcassonne", "carcassonne_env"),
+    }
+    for ruleset, (aec_name, gym_name, maker) in names.items():
+        if hasattr(pettingzoo, "register"):  # PettingZoo >= 1.27
+            pettingzoo.register("aec", id=f"hg_env/{aec_name}-v0", entry_point=f"hg_env.aec:{maker}")
+        if f"hg_env/{gym_name}-v0" not in gymnasium.registry:
+            gymnasium.register(
+                id=f"hg_env/{gym_name}-v0",
+                entry_point="hg_env.single_agent:SingleAgentEnv",
+                kwargs={"ruleset": ruleset},
+            )
 
 
 _register()
 
 __all__ = [
+    "RULESETS",
     "ActionLayout",
     "Game",
     "Rules",

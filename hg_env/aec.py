@@ -1,32 +1,43 @@
-"""Hunters & Gatherers as a PettingZoo AEC environment (``hunters_gatherers_v0``).
+"""The Carcassonne family as PettingZoo AEC environments: one env, a ``ruleset`` each.
 
 Env card
 --------
 ============================  ==============================================================
-Import                        ``import hg_env; env = hg_env.env(num_players=3)``
-Registry                      ``pettingzoo.make("aec", "hg_env/hunters_gatherers-v0")`` (PettingZoo >= 1.27)
+Import                        ``import hg_env; env = hg_env.env(num_players=3, ruleset="hg2020")``
+Rulesets and env names        ``"hg2020"``: ``hunters_gatherers_v0`` (Hunters & Gatherers 2020, default);
+                              ``"hg2002"``: ``hunters_gatherers_classic_v0`` (the classic edition);
+                              ``"carcassonne"``: ``carcassonne_v0`` (base game, farmers, abbot, river)
+Registry (PettingZoo >= 1.27) ``pettingzoo.make("aec", "hg_env/hunters_gatherers-v0")``, also
+                              ``hg_env/hunters_gatherers_classic-v0`` and ``hg_env/carcassonne-v0``
 Agents                        ``player_0 ... player_{n-1}``, n = 2..5; ``player_0`` starts
-Action space                  ``Discrete(5N + 36)``, N = (2 * board_reach + 1)^2 (3161 by default)
+Action space                  ``Discrete(A)``: hg2020 ``5N + 36``, hg2002 ``4N + 19``,
+                              carcassonne ``5N + 21``; N = (2 * board_reach + 1)^2 (625 by default)
 Observation space             ``Dict(observation=Box(uint8, [C, H, W]), action_mask=Box(int8, [A]))``
-Observation shape (default)   ``(85, 25, 25)``; channels: ``hg_env.channel_names()``
+Observation shape (default)   hg2020 ``(85, 25, 25)``, hg2002 ``(77, 25, 25)``;
+                              channels: ``hg_env.channel_names(ruleset=...)``
+Global state                  ``env.state()``: the board tensor seen from ``player_0`` (a centralised critic)
 Rewards                       ``"win"`` (default), ``"score_diff"`` or ``"score"``, see below
 Render modes                  ``"ansi"``, ``"rgb_array"`` (``pip install hg-env[render]``)
+Rules                         docs/rules/hg2020.md, hg2002.md, carcassonne.md
 ============================  ==============================================================
 
 Turn order. The agent to act (``env.agent_selection``) is always the one whose
-decision it is: it places the drawn tile, may take a pawn back after the shaman,
-then may place an occupant. A menhir extra turn keeps the same agent (R3.3).
+decision it is: it places the drawn tile, may take a pawn back after the shaman
+(hg2020), then may place an occupant (or, in Carcassonne, take its abbot back).
+An extra-tile turn (menhir, bonus tile) keeps the same agent (R3.3).
 Decisions with no choice but "none" are skipped (R3.7).
 
-Actions. One flat ``Discrete`` space for every decision; the layout, drawn in
+Actions. One flat ``Discrete`` space for every decision; the layouts, drawn in
 ``hg_env.core.actions``::
 
-    [0, 4N)          place the drawn tile on cell c with rotation r: 4 * c + r
-    [4N, 4N+8)       pawn on local zone 0..7 of the tile just placed
-    [4N+8, 4N+18)    hut on local zone 0..9
-    [4N+18, 5N+18)   shaman: take back the own pawn on cell c
-    [5N+18, 5N+35)   pit trap (option): tigers eat k in-range deer
-    5N+35            none
+    hg2020       [0, 4N) place the drawn tile on cell c with rotation r: 4 * c + r
+                 [4N, 4N+8) pawn on local zone 0..7 of the tile just placed
+                 [4N+8, 4N+18) hut on local zone 0..9
+                 [4N+18, 5N+18) shaman: take back the own pawn on cell c
+                 [5N+18, 5N+35) pit trap (option): tigers eat k in-range deer
+                 5N+35 none
+    hg2002       place 4N | pawn 8 | hut 10 | none
+    carcassonne  place 4N | meeple 10 | abbot 10 | take the own abbot back from cell c (N) | none
 
 ``hg_env.encode``, ``hg_env.decode`` and ``hg_env.describe`` convert between
 indices and readable moves (``place 41 at (1,0) r0``, ``pawn on zone 2``). The
@@ -35,13 +46,13 @@ that are not acting get an all-zero mask.
 
 Observations. ``observation`` is the board seen from the observing agent, as
 documented in ``hg_env.core.observation`` (own pieces first, the other seats
-after it in turn order): tiles with their rotations and sides, animals (cancelled
-ones marked), fish, lakes, menhirs, mushrooms, special powers, occupants and
-their owners, per-area planes (open connections, size, value, occupants per
-seat) for forests, meadows, rivers and river systems, the legal placements of
-the drawn tile, and the scores, supplies, phase, turn, tile to place and unseen
-tiles as info planes. ``hg_env.channel_names()`` names the channels,
-``hg_env.channel_scale()`` gives factors to [0, 1].
+after it in turn order): tiles with their rotations and sides, contents (animals,
+fish, lakes, menhirs or gold, mushrooms; coats of arms, monasteries, gardens),
+special powers, occupants and their owners, per-area planes (open connections,
+size, value, occupants per seat), the legal placements of the drawn tile, and the
+scores, supplies, phase, turn, tile to place and unseen tiles as info planes.
+``hg_env.channel_names(ruleset=...)`` names the channels, ``hg_env.channel_scale``
+gives factors to [0, 1].
 
 Rewards (keyword ``reward``):
 
@@ -55,7 +66,11 @@ Rewards (keyword ``reward``):
 Rewards go to the agents they belong to, including agents that did not act
 (accumulated as PettingZoo does). Games always end (R8.1); there is no truncation.
 
-Version history: v0, the first release.
+Errors. ``raw_env`` raises ``ValueError`` naming the problem for an illegal move, an
+action that is not an int, bad options or flags, and leaves the env exactly as it
+was (rewards, RNG, game). ``env()`` adds PettingZoo's standard wrappers.
+
+Version history: v0, the first release of each env.
 """
 
 from __future__ import annotations
@@ -70,11 +85,11 @@ from pettingzoo.utils import wrappers
 
 from hg_env.core.actions import action_layout
 from hg_env.core.observation import channel_high, channel_names, observe
-from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from hg_env.game import Game
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
+from hg_env.core.ruleset import DEFAULT_RULESET
+from hg_env.game import Game, check_action
 
 REWARDS = ("win", "score_diff", "score")
-RESET_OPTIONS = ("regular_deck", "menhir_deck")
 _THE_GAME = np.zeros(1, dtype=np.intp)  # the Game's state holds one game: row 0
 
 
@@ -84,6 +99,16 @@ def env(**kwargs: Any) -> AECEnv:
     environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = wrappers.AssertOutOfBoundsWrapper(environment)
     return wrappers.OrderEnforcingWrapper(environment)
+
+
+def classic_env(**kwargs: Any) -> AECEnv:
+    """``env(ruleset="hg2002", ...)``: ``hunters_gatherers_classic_v0``."""
+    return env(ruleset="hg2002", **kwargs)
+
+
+def carcassonne_env(**kwargs: Any) -> AECEnv:
+    """``env(ruleset="carcassonne", ...)``: ``carcassonne_v0``."""
+    return env(ruleset="carcassonne", **kwargs)
 
 
 def rank_rewards(scores: list[int]) -> list[float]:
@@ -97,7 +122,7 @@ def rank_rewards(scores: list[int]) -> list[float]:
 
 
 class raw_env(AECEnv):
-    """Hunters & Gatherers without wrappers; see the module docstring (env card)."""
+    """A game of the Carcassonne family without wrappers; see the module docstring (env card)."""
 
     metadata = {
         "name": "hunters_gatherers_v0",
@@ -107,36 +132,44 @@ class raw_env(AECEnv):
     }
 
     def __init__(
-        self, num_players: int = 2, reward: str = "win", render_mode: str | None = None, **rule_flags: Any
+        self,
+        num_players: int = 2,
+        reward: str = "win",
+        render_mode: str | None = None,
+        ruleset: str = DEFAULT_RULESET,
+        **rule_flags: Any,
     ) -> None:
         super().__init__()
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an int {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+        num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.rules = Rules.from_kwargs(**rule_flags)
-        self.num_players = int(num_players)
+        self.rules = Rules(ruleset=ruleset, **rule_flags)
+        self.metadata = {**type(self).metadata, "name": self.rules.spec.env_name}
+        self.num_players = num_players
         self.reward_mode = reward
         self.render_mode = render_mode
-        self.layout = action_layout(self.rules.reach)
+        self.layout = action_layout(self.rules)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        size = self.rules.board.size
-        high = np.broadcast_to(
-            channel_high(self.rules.reach)[:, None, None], (len(channel_names(self.rules.reach)), size, size)
-        )
+        reach, size = self.rules.reach, self.rules.board.size
+        names = channel_names(reach, self.rules.ruleset)
+        high = np.broadcast_to(channel_high(reach, self.rules.ruleset)[:, None, None], (len(names), size, size))
+        board_space = spaces.Box(low=0, high=np.ascontiguousarray(high), dtype=np.uint8)
         observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(low=0, high=np.ascontiguousarray(high), dtype=np.uint8),
+                "observation": board_space,
                 "action_mask": spaces.Box(low=0, high=1, shape=(self.layout.size,), dtype=np.int8),
             }
         )
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
+        self.state_space = board_space
+        self.reset_options = (
+            "regular_deck",
+            *([f"{self.rules.spec.extra_deck}_deck"] if self.rules.spec.extra_deck else []),
+        )
         self.game: Game | None = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
@@ -149,22 +182,28 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------ AEC API
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """New game. ``seed`` fixes the deck order; ``options`` may give ``regular_deck`` /
-        ``menhir_deck`` (tile id lists, drawn in that order)."""
+        """New game. ``seed`` fixes the deck order; ``options`` may give ``regular_deck`` and the
+        ruleset's extra deck (``menhir_deck`` / ``bonus_deck``): tile id lists, drawn in that order.
+        A bad seed or option raises ValueError and leaves the env as it was."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict or None, got {options!r}")
         options = dict(options or {})
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        unknown = sorted(set(options) - set(self.reset_options))
         if unknown:  # a warning, not an error: PettingZoo's api_test passes arbitrary options
-            logger.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+            logger.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(self.reset_options)}")
+        rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
-        game_seed = int(self.np_random.integers(2**63 - 1))
-        self.game = Game(
-            self.num_players,
-            seed=game_seed,
-            regular_deck=options.get("regular_deck"),
-            menhir_deck=options.get("menhir_deck"),
-            **self.rules.as_dict(),
-        )
+            check_int("seed", seed, 0, 2**63 - 1)
+            rng, rng_seed = seeding.np_random(int(seed))
+        saved = rng.bit_generator.state
+        decks = {key: options[key] for key in self.reset_options if key in options}
+        try:
+            game = Game(self.num_players, seed=int(rng.integers(2**63 - 1)), **decks, **self.rules.as_dict())
+        except ValueError:
+            rng.bit_generator.state = saved  # a failed reset draws nothing: the next one gives the same game
+            raise
+        self.np_random, self.np_random_seed = rng, rng_seed
+        self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -174,33 +213,54 @@ class raw_env(AECEnv):
         self._scores = self.game.scores
         self.agent_selection = self.agents[self.game.current_player]
 
+    def _started(self, call: str) -> Game:
+        if self.game is None:
+            raise RuntimeError(f"call reset() before {call}()")
+        return self.game
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._started("observe")
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         seat = self.agent_name_mapping[agent]
-        state = self.game.state
-        board = observe(state, _THE_GAME, np.array([seat]))[0]
-        if not self.game.is_over and seat == self.game.current_player:
-            mask = self.game.action_mask().view(np.int8)  # bool and int8 share a layout: no copy
+        board = observe(game.state, _THE_GAME, np.array([seat]))[0]
+        if not game.is_over and seat == game.current_player:
+            mask = game.action_mask().view(np.int8)  # bool and int8 share a layout: no copy
         else:
             mask = np.zeros(self.layout.size, dtype=np.int8)
         return {"observation": board, "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """The global state for a centralised critic: the board tensor seen from ``player_0``
+        (everything public; the deck order stays hidden)."""
+        game = self._started("state")
+        return observe(game.state, _THE_GAME, np.zeros(1, dtype=np.intp))[0]
+
+    def last(self, observe: bool = True):
+        self._started("last")
+        return super().last(observe)
+
     def step(self, action: int | None) -> None:
+        game = self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
-            raise ValueError(f"{agent} must act (phase {self.game.phase}); got action None")
+            raise ValueError(f"{agent} must act (phase {game.phase}); got action None")
+        action = check_action(action, self.layout.size)
+        if not game.action_mask()[action]:
+            game.step(action)  # raises the engine's ValueError naming the move; nothing has changed
         self._cumulative_rewards[agent] = 0
-        self.game.step(int(action))  # ValueError naming the move if it is illegal
-        scores = self.game.scores
+        game.step(action)
+        scores = game.scores
         self._set_rewards(scores)
         self._scores = scores
-        if self.game.is_over:
+        if game.is_over:
             for a in self.agents:
                 self.terminations[a] = True
-                self.infos[a] = {"scores": scores, "winners": self.game.winners}
-        self.agent_selection = self.agents[self.game.current_player]
+                self.infos[a] = {"scores": scores, "winners": game.winners}
+        self.agent_selection = self.agents[game.current_player]
         self._accumulate_rewards()
 
     def _set_rewards(self, scores: list[int]) -> None:
@@ -217,9 +277,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        return self.game.render(self.render_mode)
+        return self._started("render").render(self.render_mode)
 
     def close(self) -> None:
         pass

@@ -14,13 +14,18 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import sample_uniform
+from hg_env.core.rules import Rules
+from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
 
 
-def core_decisions_per_second(batch: int, seconds: float, num_players: int = 2, seed: int = 0) -> float:
+def core_decisions_per_second(
+    batch: int, seconds: float, num_players: int = 2, seed: int = 0, ruleset: str = "hg2020"
+) -> float:
     """Play random legal games on B games at once for about ``seconds``; auto-reset finished games."""
     rng = np.random.default_rng(seed)
-    state = engine.new_games(num_players, seeds=list(range(seed, seed + batch)), record_events=False)
+    rules = Rules(ruleset=ruleset)
+    state = engine.new_games(num_players, rules, seeds=list(range(seed, seed + batch)), record_events=False)
     next_seed = seed + batch
     decisions = 0
     start = time.perf_counter()
@@ -35,10 +40,11 @@ def core_decisions_per_second(batch: int, seconds: float, num_players: int = 2, 
     return decisions / (time.perf_counter() - start)
 
 
-def bench_core(seconds: float = 5.0, batches: tuple[int, ...] = (1, 1024)) -> dict:
-    state = engine.new_games(2, seeds=[0], record_events=False)
+def bench_core(seconds: float = 5.0, batches: tuple[int, ...] = (1, 1024), ruleset: str = "hg2020") -> dict:
+    state = engine.new_games(2, Rules(ruleset=ruleset), seeds=[0], record_events=False)
     return {
-        "decisions_per_s": {str(b): round(core_decisions_per_second(b, seconds), 1) for b in batches},
+        "ruleset": ruleset,
+        "decisions_per_s": {str(b): round(core_decisions_per_second(b, seconds, ruleset=ruleset), 1) for b in batches},
         "bytes_per_game": state.nbytes_per_game(),
     }
 
@@ -47,7 +53,7 @@ def print_core(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result))
         return
-    print("hg_env core benchmark: random legal play, one process, one thread")
+    print(f"hg_env core benchmark ({result['ruleset']}): random legal play, one process, one thread")
     for b, rate in result["decisions_per_s"].items():
         print(f"  B = {b:>5}: {rate:>12,.0f} decisions/s")
     print(f"  state memory: {result['bytes_per_game']:,} bytes per game ({result['bytes_per_game'] / 1024:.1f} KiB)")
@@ -81,8 +87,9 @@ def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: i
     return {name: steps[name] / spent[name] for name in envs}
 
 
-def bench_env(seconds: float = 5.0) -> dict:
-    """hunters_gatherers_v0 against PettingZoo's connect_four_v3 and chess_v6 (pettingzoo[classic])."""
+def bench_env(seconds: float = 5.0, ruleset: str = "hg2020") -> dict:
+    """Our env (``hunters_gatherers_v0`` by default) against PettingZoo's connect_four_v3 and chess_v6
+    (pettingzoo[classic])."""
     import hg_env
 
     try:
@@ -91,24 +98,25 @@ def bench_env(seconds: float = 5.0) -> dict:
         raise SystemExit(
             f"`hgenv bench env` compares with pettingzoo[classic]: pip install 'pettingzoo[classic]' ({err})"
         ) from None
+    ours = get_ruleset(ruleset).env_name
     makers = {
-        "hunters_gatherers_v0": lambda: hg_env.env(num_players=2),
+        ours: lambda: hg_env.env(num_players=2, ruleset=ruleset),
         "connect_four_v3": connect_four_v3.env,
         "chess_v6": chess_v6.env,
     }
     rates = aec_steps_per_second(makers, seconds)
-    return {"steps_per_s": {name: round(rate, 1) for name, rate in rates.items()}}
+    return {"env": ours, "steps_per_s": {name: round(rate, 1) for name, rate in rates.items()}}
 
 
 def print_env(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result))
         return
-    rates = result["steps_per_s"]
-    ours = rates["hunters_gatherers_v0"]
+    rates, env = result["steps_per_s"], result["env"]
+    ours = rates[env]
     print("AEC steps per second, random legal actions, one process")
     for name, rate in rates.items():
-        ratio = "" if name == "hunters_gatherers_v0" else f"   (hunters_gatherers_v0 is {ours / rate:.2f}x)"
+        ratio = "" if name == env else f"   ({env} is {ours / rate:.2f}x)"
         print(f"  {name:<22} {rate:>10,.0f}{ratio}")
 
 
@@ -121,7 +129,6 @@ def fingerprint(num_games: int = 12, seed: int = 0, **rule_flags) -> dict[str, s
 
     from hg_env.core import search
     from hg_env.core.observation import observe
-    from hg_env.core.rules import Rules
 
     rules = Rules.from_kwargs(**rule_flags)
     players = [2 + i % 4 for i in range(num_games)]  # 2-5 players

@@ -15,6 +15,7 @@ Commands (``hgenv <command> --help`` for options)::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -30,9 +31,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from hg_env.game import Game
 
-    game = Game(num_players=args.players, seed=args.seed)
+    game = Game(num_players=args.players, seed=args.seed, ruleset=args.ruleset)
     rng = np.random.default_rng(args.seed)
-    print(f"Hunters & Gatherers: {args.players} random players, seed {args.seed}")
+    print(f"{game.rules.spec.title}: {args.players} random players, seed {args.seed}")
     shown = 0
     while not game.is_over:
         game.step(int(rng.choice(game.legal_actions())))
@@ -52,10 +53,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from hg_env import bench
 
     if args.what == "core":
-        bench.print_core(bench.bench_core(seconds=args.seconds), args.json)
+        bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
     if args.what == "env":
-        bench.print_env(bench.bench_env(seconds=args.seconds), args.json)
+        bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
+        return 0
+    if args.what == "fingerprint":
+        digests = bench.fingerprint(ruleset=args.ruleset)
+        print(json.dumps(digests) if args.json else "\n".join(f"{k:<13} {v}" for k, v in digests.items()))
         return 0
     raise SystemExit(f"unknown benchmark {args.what!r}")
 
@@ -120,15 +125,25 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     return _train_module("quickstart").main(args)
 
 
+def _ruleset_option(parser: argparse.ArgumentParser) -> None:
+    from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
+
+    parser.add_argument(
+        "--ruleset", default=DEFAULT_RULESET, choices=RULESETS, help="the game (docs/rules/): %(choices)s"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play a seeded game between random agents and print what scored")
     demo.add_argument("--players", type=int, default=2, choices=range(2, 6))
     demo.add_argument("--seed", type=int, default=0)
+    _ruleset_option(demo)
     demo.set_defaults(func=cmd_demo)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env"])
+    bench.add_argument("what", choices=["core", "env", "fingerprint"])
+    _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)
@@ -141,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
+    _ruleset_option(tour)
     tour.set_defaults(func=cmd_tournament)
     rep = sub.add_parser("replay", help="turn a saved game record into an animated GIF or a PNG of the board")
     rep.add_argument("record", help="a JSON game record (Game.to_record, hgenv play) or a tournament's games.jsonl")
@@ -149,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--upto", type=int, help="stop after this many decisions (default: all)")
     rep.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
     rep.add_argument("--tile-px", type=int, help="pixels per tile (default 64 in a GIF, 80 in a PNG)")
+    rep.add_argument("--ruleset", help="refuse a record of another ruleset (default: the record's own)")
     rep.set_defaults(func=cmd_replay)
     play = sub.add_parser("play", help="play against agents in the terminal")
     play.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs: one for all, or one each")
@@ -158,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", help="where to save the game record (default games/<timestamp>.json)")
     play.add_argument("--image", help="a PNG file refreshed with the board after every move")
     play.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the text board")
+    _ruleset_option(play)
     play.set_defaults(func=cmd_play)
     tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
     tr.add_argument("--config", required=True, help="a TOML config, e.g. configs/quick.toml")
@@ -173,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--players", type=int, default=2, choices=range(2, 6))
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
+    ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
     ev.set_defaults(func=cmd_evaluate)
     qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
     qs.add_argument("--config", default="configs/quick.toml")

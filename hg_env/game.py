@@ -1,13 +1,15 @@
 """``hg_env.Game``: one game, for scripts, notebooks, tests and replays.
 
-A thin facade over the batched core with B = 1. Positions are (x, y) with the
-start tile at (0, 0), x east and y south; local zone ids are those of the tile
-catalogue (RULES.md R2.4).
+A thin facade over the batched core with B = 1. ``ruleset`` picks the game:
+``"hg2020"`` (default), ``"hg2002"`` or ``"carcassonne"`` (docs/rules/).
+Positions are (x, y) with the start tile at (0, 0), x east and y south; local
+zone ids are those of the ruleset's tile catalogue (R2.4).
 
 Skipped decisions (R3.7, ``auto_skip_forced_actions=True``): the ``occupy``
 phase is skipped when no occupant is legal, and ``retake`` is only offered
 after the shaman tile when the player has a pawn on the board (Q9). Pass
 ``auto_skip_forced_actions=False`` to always get the ``occupy`` phase.
+In Carcassonne, taking your abbot back is ``retake(x, y)`` in the occupy phase.
 """
 
 from __future__ import annotations
@@ -16,15 +18,33 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import ActionLayout, action_layout
-from hg_env.core.rules import Rules
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
+from hg_env.core.ruleset import DEFAULT_RULESET
 from hg_env.core.state import OVER, PHASE_NAMES, State
 from hg_env.record import check_record, make_record
 
-KIND_NAMES = ("pawn", "hut")
+MAX_SEED = 2**63 - 1
+
+
+def check_action(action: object, size: int | None = None) -> int:
+    """A flat action as a Python int: an int, a numpy integer or a 0-d integer array (not a bool,
+    float or string), inside [0, size) when a size is given; ValueError naming what is wrong."""
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"an action must be an int, got {action!r} ({type(action).__name__})")
+    if size is not None and not 0 <= action < size:
+        raise ValueError(f"action {action} is outside the action space [0, {size})")
+    return int(action)
+
+
+def check_seed(seed: object, name: str = "seed") -> int | None:
+    """None or an int 0..2**63-1 (numpy integers accepted), as a Python int."""
+    return None if seed is None else check_int(name, seed, 0, MAX_SEED)
 
 
 class Game:
-    """One game of Hunters & Gatherers (2020); see the module docstring."""
+    """One game of the Carcassonne family (default: Hunters & Gatherers 2020); see the module docstring."""
 
     def __init__(
         self,
@@ -33,31 +53,37 @@ class Game:
         regular_deck: list[int] | None = None,
         menhir_deck: list[int] | None = None,
         record_events: bool = True,
+        ruleset: str = DEFAULT_RULESET,
+        bonus_deck: list[int] | None = None,
         **rule_flags: object,
     ) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an int 2..5, got {num_players!r}")
-        self.rules = Rules.from_kwargs(**rule_flags)
-        self.seed = seed
+        num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
+        self.seed = check_seed(seed)
+        self.rules = Rules(ruleset=ruleset, **rule_flags)
+        extra_deck = _extra_deck(self.rules.spec.extra_deck, menhir_deck=menhir_deck, bonus_deck=bonus_deck)
         self.state: State = engine.new_games(
-            int(num_players),
+            num_players,
             self.rules,
-            seeds=[seed],
+            seeds=[self.seed],
             regular_decks=[regular_deck],
-            menhir_decks=[menhir_deck],
+            extra_decks=[extra_deck],
             record_events=record_events,
         )
         s = self.state
         self._regular_deck = s.regular_deck[0, : s.regular_len[0]].tolist()
-        self._menhir_deck = s.menhir_deck[0, : s.menhir_len[0]].tolist()
+        self._extra_deck = s.extra_deck[0, : s.extra_len[0]].tolist()
         self.history: list[int] = []  # flat actions taken, in order
-        self._retaken_zone: dict[int, int] = {}  # history index -> local zone of the pawn the shaman took
+        self._retaken_zone: dict[int, int] = {}  # history index -> local zone of the figure taken back
 
     # ------------------------------------------------------------ reading
 
     @property
+    def ruleset(self) -> str:
+        return self.rules.ruleset
+
+    @property
     def layout(self) -> ActionLayout:
-        return action_layout(self.rules.reach)
+        return action_layout(self.rules)
 
     @property
     def num_players(self) -> int:
@@ -95,19 +121,20 @@ class Game:
 
     @property
     def deck_sizes(self) -> tuple[int, int]:
-        """Tiles left in the regular and menhir decks (public, R1.5)."""
+        """Tiles left in the regular and the extra (menhir / bonus) deck (public, R1.5)."""
         s = self.state
-        return int(s.regular_len[0] - s.regular_next[0]), int(s.menhir_len[0] - s.menhir_next[0])
+        return int(s.regular_len[0] - s.regular_next[0]), int(s.extra_len[0] - s.extra_next[0])
 
     @property
     def extra_turn(self) -> bool:
         return bool(self.state.extra_turn[0])
 
-    def supply(self, player: int) -> tuple[int, int]:
-        """(pawns, huts) in the player's supply (R1.2)."""
+    def supply(self, player: int) -> tuple[int, ...]:
+        """The pieces in the player's supply, per occupant kind of the ruleset: (pawns, huts) in
+        Hunters & Gatherers, (meeples, abbots) in Carcassonne (R1.2)."""
         self._check_player(player)
-        pawns, huts = self.state.supply[0, player]
-        return int(pawns), int(huts)
+        pieces = [kind.piece for kind in self.rules.spec.occupants]
+        return tuple(int(n) for n in self.state.supply[0, player, pieces])
 
     def tile_at(self, x: int, y: int) -> tuple[int, int] | None:
         """(tile id, rotation) at (x, y), or None for an empty or off-board position."""
@@ -125,14 +152,15 @@ class Game:
         return [(int(s.board_tile[0, c]), *board.xy(c), int(s.board_rot[0, c])) for c in cells]
 
     def occupants(self) -> list[tuple[int, str, int, int, int]]:
-        """(player, "pawn" | "hut", x, y, local zone) of every occupant on the board."""
+        """(player, kind, x, y, local zone) of every occupant on the board; kind is the occupant
+        kind's name ("pawn", "hut"; "meeple", "abbot")."""
         s, board = self.state, self.rules.board
+        names = {kind.piece: kind.name for kind in self.rules.spec.occupants}
         out = []
         for t in np.flatnonzero(s.occupant_seat[0] >= 0):
             x, y = board.xy(s.tile_cell[0, t])
-            out.append(
-                (int(s.occupant_seat[0, t]), KIND_NAMES[s.occupant_kind[0, t]], x, y, int(s.occupant_local[0, t]))
-            )
+            kind = names[int(s.occupant_kind[0, t])]
+            out.append((int(s.occupant_seat[0, t]), kind, x, y, int(s.occupant_local[0, t])))
         return sorted(out)
 
     # ------------------------------------------------------------ legal decisions
@@ -153,19 +181,24 @@ class Game:
         return [(*board.xy(c), int(r)) for c, r in zip(cells, rots)]
 
     def legal_retakes(self) -> list[tuple[int, int, int]]:
-        """(x, y, local zone) of the own pawns the shaman may take back (R7.1)."""
-        if self.phase != "retake":
+        """(x, y, local zone) of the own figures that may be taken back now: the shaman's pawns
+        (R7.1, retake phase), or the Carcassonne abbot (occupy phase)."""
+        spec = self.rules.spec
+        if not (self.phase == "retake" or (self.phase == "occupy" and spec.recall is not None)):
             return []
-        return [(x, y, z) for p, k, x, y, z in self.occupants() if p == self.current_player and k == "pawn"]
+        name = {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
+        return [(x, y, z) for p, k, x, y, z in self.occupants() if p == self.current_player and k == name]
 
     def legal_occupants(self) -> list[tuple[str, int]]:
-        """("pawn" | "hut", local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
+        """(kind, local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
         if self.phase != "occupy":
             return []
         mask = self.state.occupy_mask[0]
-        return [("pawn", int(z)) for z in np.flatnonzero(mask[:8])] + [
-            ("hut", int(z)) for z in np.flatnonzero(mask[8:])
-        ]
+        out, first = [], 0
+        for kind in self.rules.spec.occupants:
+            out += [(kind.name, int(z)) for z in np.flatnonzero(mask[first : first + kind.slots])]
+            first += kind.slots
+        return out
 
     def legal_pit_trap_choices(self) -> list[int]:
         """How many in-range deer the tigers may eat (``pit_trap_deer_choice="player_choice"``)."""
@@ -188,20 +221,27 @@ class Game:
         self.step(self.layout.encode(("place", x, y, rotation)))
 
     def retake(self, x: int | None, y: int | None = None, local_zone: int | None = None) -> None:
-        """T3 shaman: take back the own pawn at (x, y, local zone), or nothing with ``retake(None)``."""
-        self._expect("retake", f"retake({x}, {y}, {local_zone})")
+        """Take back the own figure at (x, y) (the shaman's pawn, T3; the Carcassonne abbot, in the
+        occupy phase), or nothing with ``retake(None)`` (shaman only)."""
+        if self.phase != "occupy" or self.rules.spec.recall is None:
+            self._expect("retake", f"retake({x}, {y}, {local_zone})")
         if x is None:
+            self._expect("retake", "retake(None)")
             self.step(self.layout.none)
             return
-        if (x, y, local_zone) not in self.legal_retakes():
+        legal = [(lx, ly) for lx, ly, lz in self.legal_retakes() if local_zone is None or lz == local_zone]
+        if (x, y) not in legal:
+            spec = self.rules.spec
+            figure = {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
             raise ValueError(
-                f"retake({x}, {y}, {local_zone}): seat {self.current_player} has no pawn there; "
+                f"retake({x}, {y}, {local_zone}): seat {self.current_player} has no {figure} there to take back; "
                 f"legal: {self.legal_retakes()}"
             )
         self.step(self.layout.encode(("retake", x, y)))
 
     def occupy(self, kind: str | None, local_zone: int | None = None) -> None:
-        """T4: put a "pawn" or "hut" on a local zone of the tile just placed, or nothing with ``occupy(None)``."""
+        """T4: put an occupant ("pawn"/"hut"; "meeple"/"abbot") on a local zone of the tile just
+        placed, or nothing with ``occupy(None)``."""
         self._expect("occupy", f"occupy({kind!r}, {local_zone})")
         if kind is None:
             self.step(self.layout.none)
@@ -221,15 +261,15 @@ class Game:
         self.step(self.layout.encode(("pit", eaten_in_range)))
 
     def step(self, action: int) -> None:
-        """Apply one flat action (hg_env.core.actions); ValueError if it is not legal."""
-        if not 0 <= action < self.layout.size:  # the batched core reads a negative action as "skip"
-            raise ValueError(f"action {action} is outside the action space [0, {self.layout.size})")
+        """Apply one flat action (hg_env.core.actions); ValueError if it is not an int or not legal,
+        and the game is then unchanged."""
+        action = check_action(action, self.layout.size)  # the batched core reads a negative action as "skip"
         layout, retaken = self.layout, None
-        if layout.retake <= action < layout.pit:  # records name the pawn's zone: read it before the pawn leaves
+        if layout.retake <= action < layout.pit:  # records name the figure's zone: read it before it leaves
             tile = self.state.board_tile[0, action - layout.retake]
             retaken = int(self.state.occupant_local[0, tile]) if tile >= 0 else None
         engine.step(self.state, np.array([action], dtype=np.int64))
-        self.history.append(int(action))
+        self.history.append(action)
         if retaken is not None:
             self._retaken_zone[len(self.history) - 1] = retaken
 
@@ -245,6 +285,18 @@ class Game:
         if mode == "rgb_array":
             return render.render_rgb(self)
         raise ValueError(f"render mode must be 'ansi' or 'rgb_array', got {mode!r}")
+
+    def _repr_png_(self) -> bytes | None:
+        """The board as a PNG, for notebooks (None without Pillow)."""
+        try:
+            import io
+
+            from PIL import Image
+        except ImportError:
+            return None
+        buffer = io.BytesIO()
+        Image.fromarray(self.render("rgb_array")).save(buffer, format="PNG")
+        return buffer.getvalue()
 
     def copy(self) -> Game:
         other = object.__new__(Game)
@@ -271,14 +323,21 @@ class Game:
         return make_record(self, players=players, meta=meta)
 
     @classmethod
-    def from_record(cls, record: dict, upto: int | None = None) -> Game:
-        """Replay a record (all decisions, or the first ``upto``); ValueError if it is corrupt."""
+    def from_record(cls, record: dict, upto: int | None = None, ruleset: str | None = None) -> Game:
+        """Replay a record (all decisions, or the first ``upto``); ValueError naming the field if it is
+        corrupt, or if ``ruleset`` is given and the record is of another ruleset."""
         rec = check_record(record)
+        if ruleset is not None and rec["ruleset"] != ruleset:
+            raise ValueError(
+                f"the record is a game of {rec['ruleset']!r}, not {ruleset!r}: it never replays under another ruleset"
+            )
+        if upto is not None:
+            upto = check_int("upto", upto, 0, len(rec["decisions"]))
         game = cls(
             rec["num_players"],
-            seed=rec.get("seed"),
+            seed=rec["seed"],
             regular_deck=rec["regular_deck"],
-            menhir_deck=rec["menhir_deck"],
+            **{f"{rec['extra_name']}_deck": rec["extra_deck"]} if rec["extra_name"] else {},
             **rec["rules"],
         )
         entries = rec["decisions"] if upto is None else rec["decisions"][:upto]
@@ -287,34 +346,41 @@ class Game:
                 game.apply_decision(entry)
             except ValueError as err:
                 raise ValueError(f"corrupt record: decision {i} {entry!r} cannot be replayed: {err}") from None
-        if upto is None and rec.get("scores") is not None and game.scores != rec["scores"]:
-            raise ValueError(f"corrupt record: replay gives scores {game.scores}, the record says {rec['scores']}")
+        if upto is None:
+            if rec.get("scores") is not None and game.scores != rec["scores"]:
+                raise ValueError(f"corrupt record: replay gives scores {game.scores}, the record says {rec['scores']}")
+            if rec.get("is_over") is not None and game.is_over != rec["is_over"]:
+                raise ValueError(
+                    f"corrupt record: 'is_over' is {rec['is_over']}, but the replayed game's is {game.is_over}"
+                )
         return game
 
     def apply_decision(self, entry: list) -> None:
-        """Apply one record entry: ["place", x, y, r], ["pawn", z], ["hut", z], ["retake", x, y, z],
-        ["pit", k] or ["none"]."""
+        """Apply one record entry: ["place", x, y, r], [kind, z] for an occupant kind ("pawn", "hut",
+        "meeple", "abbot"), ["retake", x, y, z], ["pit", k] or ["none"]."""
         if not isinstance(entry, (list, tuple)) or not entry:
             raise ValueError(f"a decision must be a non-empty list, got {entry!r}")
         kind, args = entry[0], list(entry[1:])
-        arity = {"place": 3, "pawn": 1, "hut": 1, "retake": 3, "pit": 1, "none": 0}.get(kind)
-        if arity is not None and len(args) != arity:
-            raise ValueError(f"decision {entry!r}: {kind!r} takes {arity} argument(s), got {len(args)}")
+        occupants = [k.name for k in self.rules.spec.occupants]
+        known = {"place": 3, "retake": 3, "pit": 1, "none": 0, **dict.fromkeys(occupants, 1)}
+        if not isinstance(kind, str) or kind not in known:
+            raise ValueError(f"unknown decision kind {kind!r}; known: {sorted(known)}")
+        if len(args) != known[kind]:
+            raise ValueError(f"decision {entry!r}: {kind!r} takes {known[kind]} argument(s), got {len(args)}")
+        if not all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            raise ValueError(f"decision {entry!r}: arguments must be ints")
         if kind == "place":
             self.place(*args)
-        elif kind in ("pawn", "hut"):
+        elif kind in occupants:
             self.occupy(kind, *args)
         elif kind == "retake":
             self.retake(*args)
         elif kind == "pit":
             self.choose_pit_trap(*args)
-        elif kind == "none":
-            if self.phase == "retake":
-                self.retake(None)
-            else:
-                self.occupy(None)
+        elif self.phase == "retake":
+            self.retake(None)
         else:
-            raise ValueError(f"unknown decision kind {kind!r}")
+            self.occupy(None)
 
     # ------------------------------------------------------------ helpers
 
@@ -326,7 +392,7 @@ class Game:
             raise ValueError(f"{call}: not the {phase} phase ({now})")
 
     def _check_player(self, player: int) -> None:
-        if not (isinstance(player, (int, np.integer)) and 0 <= player < self.num_players):
+        if isinstance(player, bool) or not (isinstance(player, (int, np.integer)) and 0 <= player < self.num_players):
             raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
 
     def _last_tile(self) -> int:
@@ -334,6 +400,19 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"Game(num_players={self.num_players}, phase={self.phase!r}, current_player={self.current_player}, "
-            f"tile_to_place={self.tile_to_place}, scores={self.scores})"
+            f"Game(ruleset={self.ruleset!r}, num_players={self.num_players}, phase={self.phase!r}, "
+            f"current_player={self.current_player}, tile_to_place={self.tile_to_place}, scores={self.scores})"
         )
+
+
+def _extra_deck(extra: str | None, **given: list[int] | None) -> list[int] | None:
+    """The extra deck among ``menhir_deck`` / ``bonus_deck``: only the one this ruleset has may be given."""
+    out = None
+    for name, deck in given.items():
+        if deck is None:
+            continue
+        if name != f"{extra}_deck":
+            has = f"a {extra} deck ({extra}_deck)" if extra else "no extra deck"
+            raise ValueError(f"{name} given, but this ruleset has {has}")
+        out = deck
+    return out

@@ -206,6 +206,7 @@ class Session:
         image_path: Path | None = None,
         color: bool = False,
         out: TextIO | None = None,
+        ruleset: str = "hg2020",
     ) -> None:
         from hg_env.agents.base import make_agent
 
@@ -221,7 +222,7 @@ class Session:
             raise ValueError(f"--image must be a .png file, got {image_path}")
         self.seed = secrets.randbelow(2**31) if seed is None else seed
         self.seat = seat
-        self.game = Game(num_players, seed=self.seed)
+        self.game = Game(num_players, seed=self.seed, ruleset=ruleset)
         self.agents = {}
         specs = iter(opponents)
         for s in range(num_players):
@@ -375,6 +376,7 @@ def main(args: argparse.Namespace) -> int:
             record_path=args.record,
             image_path=args.image,
             color=use_color(args.color, sys.stdout),
+            ruleset=args.ruleset,
         )
     except (ValueError, ImportError) as err:
         print(f"hgenv play: {err}", file=sys.stderr)

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hg_env.core.tiles import ANIMALS, DIRECTION_NAMES, FOREST, MEADOW, RIVER, SIDE_TYPE, load_catalogue
+from hg_env.core.ruleset import get_ruleset
+from hg_env.core.tiles import ANIMALS, DIRECTION_NAMES, FOREST, MEADOW, RIVER, load_catalogue
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 @cache
 def _catalogue_tiles() -> dict[int, dict]:
-    return {t["id"]: t for t in load_catalogue()["tiles"]}
+    return {t["id"]: t for t in load_catalogue(get_ruleset("hg2020").data_file)["tiles"]}
 
 
 def tile_zones(tile: int) -> dict[int, dict]:
@@ -211,7 +212,7 @@ FULL, COMPACT = BlockStyle(7, 3), BlockStyle(5, 1)
 
 def _side_text(tile: int, rotation: int, direction: int, style: BlockStyle = FULL) -> str:
     """The side's terrain, west to east for N/S and north to south for E/W."""
-    terrain = int(SIDE_TYPE[tile, rotation, direction])
+    terrain = int(get_ruleset("hg2020").tiles.SIDE_TYPE[tile, rotation, direction])
     length = style.inner if direction in (0, 2) else style.rows
     if terrain != RIVER:
         return SIDE_CHAR[terrain] * length
@@ -845,11 +846,10 @@ def _tile_image(tile: int, rotation: int, px: int) -> Image.Image:
 
 def _cancelled_by_zone(game: Game, tile: int) -> dict[int, dict[str, int]]:
     """Local zone -> {animal: count cancelled by the hunting trap} (R7.10)."""
-    from hg_env.core.tiles import TILE_ZONE
-
+    tile_zone = game.rules.spec.tiles.TILE_ZONE
     out = {}
     for local in tile_zones(tile):
-        z = int(TILE_ZONE[tile, local])
+        z = int(tile_zone[tile, local])
         counts = game.state.cancelled[0, z]
         if counts.any():
             out[local] = {a: int(n) for a, n in zip(ANIMALS, counts) if n}

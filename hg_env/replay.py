@@ -22,7 +22,7 @@ from hg_env.render import board_bounds, render_rgb
 FORMATS = (".gif", ".png")
 
 
-def load_record(path: str | Path, game: str | None = None) -> dict:
+def load_record(path: str | Path, game: str | None = None, ruleset: str | None = None) -> dict:
     """Read a JSON game record, or game ``game`` of a tournament's ``games.jsonl``.
 
     ValueError naming the problem (missing file, not JSON, no such game, corrupt record)."""
@@ -42,7 +42,9 @@ def load_record(path: str | Path, game: str | None = None) -> dict:
             record = json.loads(text)
         except json.JSONDecodeError as err:
             raise ValueError(f"{path} is not a JSON game record: {err}") from None
-    Game.from_record(record)  # validates the whole record (ValueError: corrupt / incompatible)
+        except RecursionError:
+            raise ValueError(f"{path} is not a game record: its JSON is nested too deeply") from None
+    Game.from_record(record, ruleset=ruleset)  # validates the whole record (ValueError: corrupt / incompatible)
     return record
 
 
@@ -56,6 +58,8 @@ def _tournament_record(path: Path, text: str, game: str | None) -> dict:
             entry = json.loads(line)
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}:{number} is not JSON: {err}") from None
+        except RecursionError:
+            raise ValueError(f"{path}:{number} is nested too deeply to be a game") from None
         if isinstance(entry, dict) and "record" in entry:
             found.append(entry)
     if not found:
@@ -147,7 +151,7 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"--upto must be 0 or more, got {args.upto}")
         if args.tile_px is not None and not 16 <= args.tile_px <= 512:
             raise ValueError(f"--tile-px must be 16..512, got {args.tile_px}")
-        record = load_record(args.record, args.game)
+        record = load_record(args.record, args.game, ruleset=args.ruleset)
         frames = save_replay(record, out, tile_px=args.tile_px, fps=args.fps, upto=args.upto)
     except (ValueError, ImportError) as err:
         print(f"hgenv replay: {err}", file=sys.stderr)

@@ -35,6 +35,7 @@ from gymnasium import logger
 
 from hg_env.aec import raw_env
 from hg_env.core.actions import sample_uniform
+from hg_env.game import check_action
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -98,7 +99,7 @@ class SingleAgentEnv(gymnasium.Env):
         learner = self.aec.possible_agents[self.seat]
         if self.aec.terminations[learner]:
             raise RuntimeError("the episode is over: call reset()")
-        action = int(action)
+        action = check_action(action)  # a float or string is a caller's bug, not an illegal move: it raises
         if not self.action_masks()[action] if 0 <= action < self.action_space.n else True:
             message = f"illegal action {action} ({self._describe(action)}) for {learner} in phase {self.game.phase}"
             if self.illegal_action == "raise":

@@ -40,7 +40,7 @@ from hg_env.aec import REWARDS, rank_rewards
 from hg_env.core import engine, search
 from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import channel_high, channel_names, observe
-from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
 from hg_env.core.state import OVER, State
 
 
@@ -51,6 +51,9 @@ def lookahead_observation(
     games of ``state``, seen from ``seats`` (default: the seats to move)."""
     gains, estimates = search.lookahead_features(state, rng, seats)
     return {"board": board, "lookahead": gains, "estimate": estimates}
+
+
+MAX_ENVS = 1 << 16  # games in one process: beyond this the state alone needs gigabytes
 
 
 class VectorEnv:
@@ -70,13 +73,15 @@ class VectorEnv:
         lookahead: bool = False,
         **rule_flags: Any,
     ) -> None:
-        if not (isinstance(num_envs, (int, np.integer)) and num_envs >= 1):
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        if not (isinstance(num_players, (int, np.integer)) and MIN_PLAYERS <= num_players <= MAX_PLAYERS):
-            raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+        num_envs = check_int("num_envs", num_envs, 1, MAX_ENVS)
+        num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if learner_seat is not None and not (0 <= learner_seat < num_players):
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, (int, np.integer))
+            or not 0 <= learner_seat < num_players
+        ):
             raise ValueError(
                 f"learner_seat must be None (drawn per game) or 0..{num_players - 1}, got {learner_seat!r}"
             )
@@ -84,7 +89,7 @@ class VectorEnv:
         self.num_players = int(num_players)
         self.reward_mode = reward
         self.rules = Rules.from_kwargs(**rule_flags)
-        self.layout = action_layout(self.rules.reach)
+        self.layout = action_layout(self.rules)
         self.fixed_seat = learner_seat
         self.rng = np.random.default_rng(seed)
         self.lookahead = bool(lookahead)
@@ -92,8 +97,9 @@ class VectorEnv:
         # games are the same with and without lookahead features
         self.set_opponents([None] if opponents is None else opponents, opponent_weights)
         size = self.rules.board.size
-        self.observation_shape = (len(channel_names(self.rules.reach)), size, size)
-        self.observation_high = np.broadcast_to(channel_high(self.rules.reach)[:, None, None], self.observation_shape)
+        reach, ruleset = self.rules.reach, self.rules.ruleset
+        self.observation_shape = (len(channel_names(reach, ruleset)), size, size)
+        self.observation_high = np.broadcast_to(channel_high(reach, ruleset)[:, None, None], self.observation_shape)
         self.state = None
 
     # ------------------------------------------------------------ opponents

@@ -9,6 +9,7 @@ from hg_env.agents.greedy import GreedyAgent, greedy_actions
 from hg_env.agents.mcts import MCTSAgent
 
 from hg_env.core import engine, search
+from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OCCUPY, OVER
 from hg_env.game import Game
 from tests.invariants import check_tiles
@@ -104,7 +105,7 @@ def _same_past_other_future(game: Game, seed: int) -> Game:
     """The same game so far (same tiles drawn, same decisions) with the undrawn tiles in another order."""
     s, rng = game.state, np.random.default_rng(seed)
     decks = []
-    for deck, nxt, n in ((s.regular_deck, s.regular_next, s.regular_len), (s.menhir_deck, s.menhir_next, s.menhir_len)):
+    for deck, nxt, n in ((s.regular_deck, s.regular_next, s.regular_len), (s.extra_deck, s.extra_next, s.extra_len)):
         drawn, rest = deck[0, : nxt[0]].tolist(), deck[0, nxt[0] : n[0]].tolist()
         decks.append(drawn + rng.permutation(rest).tolist())
     other = Game(2, seed=None, regular_deck=decks[0], menhir_deck=decks[1])
@@ -120,12 +121,12 @@ def test_redeal_changes_only_the_hidden_order() -> None:
     before = state.copy()
     search.redeal(state, np.random.default_rng(0))
     check_tiles(state, 0)
-    nxt, mnxt = int(state.regular_next[0]), int(state.menhir_next[0])
+    nxt, mnxt = int(state.regular_next[0]), int(state.extra_next[0])
     assert state.regular_deck[0, :nxt].tolist() == before.regular_deck[0, :nxt].tolist()
-    assert state.menhir_deck[0, :mnxt].tolist() == before.menhir_deck[0, :mnxt].tolist()
+    assert state.extra_deck[0, :mnxt].tolist() == before.extra_deck[0, :mnxt].tolist()
     regular, menhir = search.hidden_tiles(before, 0)
     assert sorted(state.regular_deck[0, nxt:78].tolist()) == regular.tolist()
-    assert sorted(state.menhir_deck[0, mnxt:16].tolist()) == menhir.tolist()
+    assert sorted(state.extra_deck[0, mnxt:16].tolist()) == menhir.tolist()
     assert state.regular_deck[0].tolist() != before.regular_deck[0].tolist()
     for name in ("board_tile", "score", "supply", "occupant_seat", "tile_to_place", "phase"):
         assert np.array_equal(getattr(state, name), getattr(before, name)), name
@@ -199,7 +200,10 @@ def test_agents_play_only_legal_actions_over_many_games() -> None:
 @pytest.mark.parametrize(("reach", "moves"), [(12, 70), (2, 30)])
 def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
     """Each open forest/river side scales its area by min(1, tiles still to come that fit its hole / HOLE_FITS)."""
-    from hg_env.core.tiles import COMPAT, FOREST, RIVER, SIDE_TYPE, SIDE_ZONES, TILE_KIND
+    from hg_env.core.tiles import FOREST, RIVER
+
+    tiles = get_ruleset("hg2020").tiles
+    COMPAT, SIDE_TYPE, SIDE_ZONES, TILE_KIND = tiles.COMPAT, tiles.SIDE_TYPE, tiles.SIDE_ZONES, tiles.TILE_KIND
 
     game = Game(2, seed=11, board_reach=reach)
     rng = np.random.default_rng(0)
@@ -216,7 +220,7 @@ def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
             root = int(s.area.find(np.array([0]), np.array([SIDE_ZONES[tile, rot, d, 1]]))[0])
             on_board = max(abs(x + dx), abs(y + dy)) <= board.reach
             sides.add((root, board.cell(x + dx, y + dy) if on_board else None))
-    expected = np.ones(search.NUM_ZONES)
+    expected = np.ones(tiles.num_zones)
     for root, hole in sides:
         fits = 0 if hole is None else sum(COMPAT[t, s.need[0, hole]].any() for t in unseen)
         expected[root] *= min(1.0, fits / search.HOLE_FITS)
@@ -230,7 +234,7 @@ def test_bitset_and_unique_helpers_of_the_search() -> None:
 
     rng = np.random.default_rng(0)
     members = rng.random((7, 3, 95)) < 0.3
-    np.testing.assert_array_equal(tile_members(tile_sets(members)), members)
+    np.testing.assert_array_equal(tile_members(tile_sets(members), 95), members)
     keys = rng.integers(0, 1 << 40, size=500)
     keys[::3] = keys[0]
     np.testing.assert_array_equal(search.sorted_unique(keys), np.unique(keys))

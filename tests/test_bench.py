@@ -15,7 +15,7 @@ from hg_env.cli import main
 def test_bench_core_json_line(capsys) -> None:
     assert main(["bench", "core", "--json", "--seconds", "0.2"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"decisions_per_s", "bytes_per_game"}
+    assert set(result) == {"ruleset", "decisions_per_s", "bytes_per_game"}
     assert set(result["decisions_per_s"]) == {"1", "1024"}
     assert all(rate > 0 for rate in result["decisions_per_s"].values())
     assert 0 < result["bytes_per_game"] <= 64 * 1024  # issue target: at most 64 KiB of state per game

@@ -12,8 +12,11 @@ from pettingzoo.test import api_test, seed_test
 
 import hg_env
 from hg_env.aec import rank_rewards
-from hg_env.core.observation import AREA_FEATURES, AREA_TYPES, INFO_FIELDS, channel_names, decode_board
+from hg_env.core.observation import AREA_FEATURES, channel_names, decode_board, observer
 from tests.oracle import areas
+
+AREA_TYPES = [name for name, _, _ in observer("hg2020").area_types]
+INFO_FIELDS = observer("hg2020").info_fields
 
 
 def legal_from_api(game: hg_env.Game) -> set[int]:
@@ -115,7 +118,7 @@ def _check_area_planes(game: hg_env.Game, seat: int, tensor: np.ndarray, names: 
         for area in found:
             kind = "system" if partition == "system" else area["type"]
             if kind == "forest":
-                value = 2 * len(area["tiles"]) + 3 * area["mushrooms"]
+                value = 2 * len(area["tiles"]) + 3 * area["bonus"]
             elif kind == "river":
                 value = len(area["tiles"]) + area["fish"]
             elif kind == "meadow":

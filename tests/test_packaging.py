@@ -44,3 +44,19 @@ def test_a_users_own_train_py_does_not_shadow_ours(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["random", "run"]
+
+
+def test_every_package_of_the_repository_is_installed() -> None:
+    """pyproject's explicit package list names every package folder (a wheel would miss the others)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    mapped = {"agents": "hg_env.agents", "train": "hg_env.train"}
+    found = set()
+    for init in root.glob("**/__init__.py"):
+        parts = init.parent.relative_to(root).parts
+        if parts and parts[0] in ("hg_env", *mapped) and ".venv" not in parts:
+            name = ".".join(parts)
+            found.add(mapped.get(parts[0], parts[0]) + name[len(parts[0]) :])
+    assert found == listed

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from hg_env import Game
-from hg_env.core.tiles import ANIMALS, SIDE_TYPE, TILE_ZONE
+from hg_env.core.ruleset import get_ruleset
+from hg_env.core.tiles import ANIMALS
 from hg_env.render import (
     CANCEL_COLOR,
     PANEL_WIDTH,
@@ -39,6 +40,8 @@ REGULAR_DECK = [
     30, 55, 49, 31, 42, 48, 27, 2, 19, 22, 1, 24, 25, 6, 10, 28, 53, 40, 21, 69, 46, 71, 73, 8, 16, 36,
 ]  # fmt: skip
 MENHIR_DECK = [94, 88, 79, 90, 81, 91, 83, 93, 87, 80, 85, 89, 86, 84, 92, 82]
+
+SIDE_TYPE, TILE_ZONE = get_ruleset("hg2020").tiles.SIDE_TYPE, get_ruleset("hg2020").tiles.TILE_ZONE
 
 
 def scripted_game(decisions: int, num_players: int = 2) -> Game:

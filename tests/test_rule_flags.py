@@ -22,6 +22,7 @@ def with_flags(sc: Scenario, scores: list[int] | None = None, events: list[dict]
 def test_defaults_are_the_recommended_behaviour() -> None:
     """Appendix A: the defaults."""
     assert Rules().as_dict() == {
+        "ruleset": "hg2020",
         "board_reach": 12,
         "start_rotation": 0,
         "extra_turn_after_last_tile": True,

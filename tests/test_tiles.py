@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 
 from hg_env import Game
-from hg_env.core import tiles as T
+from hg_env.core import tiles as C
+from hg_env.core.engine import occupant_table
+from hg_env.core.rules import Rules
+from hg_env.core.ruleset import get_ruleset
 from hg_env.core.tiles import load_catalogue
+from hg_env.rulesets.hunters_gatherers import TERRAINS, ZONE_TYPES
 
-CATALOGUE = load_catalogue()
+T = get_ruleset("hg2020").tiles
+
+CATALOGUE = load_catalogue("hg2020_tiles.json")
 TILES = {t["id"]: t for t in CATALOGUE["tiles"]}
 ZONES = [(t["id"], z) for t in CATALOGUE["tiles"] for z in t["zones"]]
 DIRS = "NESW"
@@ -39,8 +45,8 @@ def test_95_tiles_start_regular_menhir_ids() -> None:
     assert kinds["regular"] == [*range(0, 56), *range(57, 79)]
     assert kinds["menhir"] == list(range(79, 95))
     assert T.START_TILE == 56
-    assert T.REGULAR_TILES.tolist() == kinds["regular"]
-    assert T.MENHIR_TILES.tolist() == kinds["menhir"]
+    assert T.tiles_of_kind(C.KIND_REGULAR).tolist() == kinds["regular"]
+    assert T.tiles_of_kind(C.KIND_EXTRA).tolist() == kinds["menhir"]
     assert CATALOGUE["counts"] == {"total": 95, "start": 1, "regular": 78, "menhir": 16, "distinct_types": 85}
 
 
@@ -59,13 +65,13 @@ def test_animal_totals() -> None:
     assert animals == {"deer": 33, "aurochs": 13, "mammoth": 8, "tiger": 13}
     assert max(len(z["animals"]) for _, z in zones_of("meadow")) == 2
     totals = T.ZONE_ANIMALS.sum(0).tolist()
-    assert dict(zip(T.ANIMALS, totals)) == {"mammoth": 8, "aurochs": 13, "deer": 33, "tiger": 13}
+    assert dict(zip(C.ANIMALS, totals)) == {"mammoth": 8, "aurochs": 13, "deer": 33, "tiger": 13}
 
 
 def test_lakes_and_fish_totals() -> None:
     """R2.10 / Appendix C: 29 lakes (18 with 1 fish, 9 with 2, 2 with 3), 50 fish, 8 of them on rivers."""
     lakes = zones_of("lake")
-    assert len(lakes) == 29 == T.NUM_LAKES
+    assert len(lakes) == 29 == T.num_lakes
     assert Counter(z["fish"] for _, z in lakes) == {1: 18, 2: 9, 3: 2}
     river_fish = {gid(tid, z): z["fish"] for tid, z in zones_of("river") if z["fish"]}
     assert sorted(tid for g, n in river_fish.items() for tid in [g // 10] * n) == [19, 20, 20, 28, 45, 47, 74, 88]
@@ -79,8 +85,8 @@ def test_zone_counts() -> None:
     kinds = Counter(z["type"] for _, z in ZONES)
     assert kinds == {"meadow": 196, "forest": 81, "river": 102, "lake": 29}
     assert Counter(z["forest_kind"] for _, z in zones_of("forest")) == {"menhir": 31, "mushrooms": 2, "plain": 48}
-    assert T.NUM_ZONES == 408
-    assert Counter(T.ZONE_TYPE.tolist()) == {T.Z_MEADOW: 196, T.Z_FOREST: 81, T.Z_RIVER: 102, T.Z_LAKE: 29}
+    assert T.num_zones == 408
+    assert Counter(T.ZONE_TYPE.tolist()) == {C.Z_MEADOW: 196, C.Z_FOREST: 81, C.Z_RIVER: 102, C.Z_LAKE: 29}
 
 
 def test_menhir_and_mushroom_forests() -> None:
@@ -91,8 +97,8 @@ def test_menhir_and_mushroom_forests() -> None:
         *[574, 580, 601, 630, 640, 650, 660, 690, 705, 713, 751, 761, 771, 780, 811],
     ]
     assert sorted(gid(tid, z) for tid, z in zones_of("forest") if z["forest_kind"] == "mushrooms") == [791, 871]
-    assert sorted(T.global_zone_id(z) for z in np.flatnonzero(T.ZONE_MENHIR)) == menhir
-    assert sorted(T.global_zone_id(z) for z in np.flatnonzero(T.ZONE_MUSHROOMS)) == [791, 871]
+    assert sorted(T.global_zone_id(z) for z in np.flatnonzero(T.ZONE_TRIGGER)) == menhir
+    assert sorted(T.global_zone_id(z) for z in np.flatnonzero(T.ZONE_BONUS)) == [791, 871]
 
 
 SPECIALS = [  # R2.9: power, tile, global zone id, zone type
@@ -290,24 +296,24 @@ def test_start_tile() -> None:
 
 def test_compiled_zone_tables_match_the_json() -> None:
     """tiles.py: each compiled zone row holds exactly the facts of its JSON zone."""
-    assert len(ZONES) == T.NUM_ZONES
+    assert len(ZONES) == T.num_zones
     for tid, z in ZONES:
         i = T.zone_index(gid(tid, z))
         assert T.global_zone_id(i) == gid(tid, z)
         assert (T.ZONE_TILE[i], T.ZONE_LOCAL[i]) == (tid, z["zone"])
-        assert T.ZONE_TYPE_NAMES[T.ZONE_TYPE[i]] == z["type"]
-        expected_animals = [z.get("animals", []).count(a) for a in T.ANIMALS]
+        assert T.ZONE_TYPE[i] == ZONE_TYPES[z["type"]]
+        expected_animals = [z.get("animals", []).count(a) for a in C.ANIMALS]
         assert T.ZONE_ANIMALS[i].tolist() == expected_animals
         assert T.ZONE_FISH[i] == z.get("fish", 0)
-        assert T.ZONE_MENHIR[i] == (z.get("forest_kind") == "menhir")
-        assert T.ZONE_MUSHROOMS[i] == (z.get("forest_kind") == "mushrooms")
-        assert T.SPECIALS[T.ZONE_SPECIAL[i]] == (z.get("special") or "")
+        assert T.ZONE_TRIGGER[i] == (z.get("forest_kind") == "menhir")
+        assert T.ZONE_BONUS[i] == (z.get("forest_kind") == "mushrooms")
+        assert T.specials[T.ZONE_SPECIAL[i]] == (z.get("special") or "")
         assert T.ZONE_SEGMENTS[i] == len(z.get("edges", []))
         if z["type"] == "river":
             lake = -1 if z["lake"] is None else T.TILE_ZONE[tid, z["lake"]]
             assert T.RIVER_LAKE[i] == lake
     for tid, t in TILES.items():
-        assert T.KIND_NAMES[T.TILE_KIND[tid]] == t["kind"]
+        assert T.TILE_KIND[tid] == {"start": C.KIND_START, "regular": C.KIND_REGULAR, "menhir": C.KIND_EXTRA}[t["kind"]]
 
 
 def test_zone_index_rejects_unknown_ids() -> None:
@@ -324,13 +330,13 @@ def test_rotation_convention_tables() -> None:
         for r in range(4):
             for d in range(4):
                 printed = t["sides"][DIRS[(d - r) % 4]]
-                assert T.SIDE_TYPE[tid, r, d] == T.TERRAIN_CODE[printed["terrain"]]
+                assert T.SIDE_TYPE[tid, r, d] == TERRAINS[printed["terrain"]]
                 zones = [T.TILE_ZONE[tid, z] for z in printed["zones"]]
                 slots = zones if len(zones) == 3 else [-1, zones[0], -1]
                 assert T.SIDE_ZONES[tid, r, d].tolist() == slots  # clockwise order kept (R2.2)
     # The spec's example: with r = 1 the printed N side faces E. Tile 37 is F M M M.
-    assert T.SIDE_TYPE[37, 1].tolist() == [T.MEADOW, T.FOREST, T.MEADOW, T.MEADOW]
-    assert T.DIRECTION_OFFSETS.tolist() == [[0, -1], [1, 0], [0, 1], [-1, 0]]  # R2.1: N E S W
+    assert T.SIDE_TYPE[37, 1].tolist() == [C.MEADOW, C.FOREST, C.MEADOW, C.MEADOW]
+    assert C.DIRECTION_OFFSETS.tolist() == [[0, -1], [1, 0], [0, 1], [-1, 0]]  # R2.1: N E S W
 
 
 def test_rotation_convention_on_the_board() -> None:
@@ -360,9 +366,11 @@ def test_compatibility_table() -> None:
 
 def test_occupant_target_tables() -> None:
     """R5.1 / R5.7: pawns on side zones; canonical hut targets are lakes + rivers without a lake."""
-    assert int(T.PAWN_TARGETS.sum()) == 196 + 81 + 102
-    assert int(T.HUT_TARGETS["canonical"].sum()) == 29 + 31 + 8  # lakes, through and spring rivers
-    assert int(T.HUT_TARGETS["all_water_zones"].sum()) == 29 + 102
-    assert T.HUT_TARGETS["canonical"][56].tolist() == [False] * 8 + [True, False]  # the start lake, not river 3
-    assert T.HUT_TARGETS["all_water_zones"][56].tolist() == [False, False, False, True, *[False] * 4, True, False]
-    assert T.PAWN_TARGETS[56].tolist() == [True] * 4 + [False] * 4  # never a pawn on lake 568
+    pawn_targets = occupant_table(Rules())[:, :8]
+    hut_targets = {name: occupant_table(Rules(hut_targets=name))[:, 8:] for name in ("canonical", "all_water_zones")}
+    assert int(pawn_targets.sum()) == 196 + 81 + 102
+    assert int(hut_targets["canonical"].sum()) == 29 + 31 + 8  # lakes, through and spring rivers
+    assert int(hut_targets["all_water_zones"].sum()) == 29 + 102
+    assert hut_targets["canonical"][56].tolist() == [False] * 8 + [True, False]  # the start lake, not river 3
+    assert hut_targets["all_water_zones"][56].tolist() == [False, False, False, True, *[False] * 4, True, False]
+    assert pawn_targets[56].tolist() == [True] * 4 + [False] * 4  # never a pawn on lake 568

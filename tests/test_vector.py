@@ -30,7 +30,7 @@ def single_game_mirror(venv: VectorEnv, i: int, reward: str) -> hg_env.raw_env:
     env.reset(
         options={
             "regular_deck": s.regular_deck[i, : s.regular_len[i]].tolist(),
-            "menhir_deck": s.menhir_deck[i, : s.menhir_len[i]].tolist(),
+            "menhir_deck": s.extra_deck[i, : s.extra_len[i]].tolist(),
         }
     )
     return env

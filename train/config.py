@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from hg_env.core.ruleset import RULESETS
 
 REWARDS = ("win", "score_diff", "score")
 
@@ -48,11 +49,12 @@ class RunConfig:
 class EnvConfig:
     """The batched self-play environment (hg_env.train.vec_env.HGVecEnv)."""
 
+    ruleset: str = "hg2020"  # the game: "hg2020", "hg2002" or "carcassonne" (docs/rules/)
     num_envs: int = 64  # games stepped together
     num_players: int = 2
     reward: str = "score_diff"  # "win" (+1/-1 at the end), "score_diff" (dense) or "score"
     reward_scale: float = 0.05  # PPO sees reward * reward_scale (keeps value targets near [-2, 2])
-    rules: dict[str, Any] = field(default_factory=dict)  # rule flags (hg_env.Rules), e.g. {board_reach = 12}
+    rules: dict[str, Any] = field(default_factory=dict)  # the ruleset's flags (hg_env.Rules), e.g. {board_reach = 12}
 
 
 @dataclass
@@ -137,6 +139,10 @@ class TrainConfig:
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def rules(self) -> Rules:
+        """The game's rules: ``env.ruleset`` with the flags of ``env.rules``."""
+        return Rules(ruleset=self.env.ruleset, **self.env.rules)
 
     @property
     def rollout_steps(self) -> int:
@@ -229,8 +235,11 @@ def _check(c: TrainConfig) -> None:
     )
     _require(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
     _require(e.reward_scale > 0, "env.reward_scale", "> 0", e.reward_scale)
+    _require(e.ruleset in RULESETS, "env.ruleset", f"one of {RULESETS}", e.ruleset)
+    if "ruleset" in e.rules:
+        raise ConfigError("env.rules: give the ruleset as env.ruleset, not inside env.rules")
     try:
-        Rules.from_kwargs(**e.rules)
+        Rules(ruleset=e.ruleset, **e.rules)
     except (TypeError, ValueError) as err:
         raise ConfigError(f"env.rules: {err}") from None
     for key in ("channels", "layers", "hidden"):

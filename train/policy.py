@@ -62,86 +62,76 @@ from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from hg_env.core.observation import AREA_FEATURES, AREA_TYPES, BOARD_CHANNELS, INFO_FIELDS, STATIC, channel_scale
+from hg_env.core.actions import ActionLayout, action_layout
+from hg_env.core.observation import AREA_FEATURES, Observer, channel_scale, observer
 from hg_env.core.rules import board_geometry
+from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.search import ESTIMATE_FEATURES
-from hg_env.core.tiles import (
-    MAX_LOCAL_ZONES,
-    NUM_TILES,
-    SIDE_TYPE,
-    SPECIALS,
-    TILE_ZONE,
-    Z_LAKE,
-    Z_RIVER,
-    ZONE_ANIMALS,
-    ZONE_FISH,
-    ZONE_MENHIR,
-    ZONE_MUSHROOMS,
-    ZONE_SEGMENTS,
-    ZONE_SPECIAL,
-    ZONE_TYPE,
-)
+from hg_env.core.tiles import MAX_LOCAL_ZONES, Z_LAKE, Z_RIVER
 
-NUM_OTHER_LOGITS = 18  # pit trap 17, none 1 (actions.py); pawns and huts come from the zone head
-NO_TILE = NUM_TILES * 4  # embedding row of "no tile" (zeros, never trained)
 STENCIL = 5  # a cell and its 4 edge neighbours
-_CH = {name: i for i, name in enumerate(BOARD_CHANNELS)}
-_INFO = {name: i for i, name in enumerate(INFO_FIELDS)}
 ACTION_KINDS = ("place", "pawn", "hut", "retake", "pit", "none")  # rows of BoardNet.lookahead_weight
 LOOKAHEAD_INIT = (1.0, -0.75)  # (own gain, opponents' gain) weights per point at the start
 ESTIMATE_SCALE = 1 / 100  # estimated final scores (points) as trunk inputs
 
 
-def action_kinds(num_cells: int) -> np.ndarray:
-    """[A] index into ``ACTION_KINDS`` of every action of the flat layout (hg_env.core.actions)."""
-    sizes = (4 * num_cells, 8, 10, num_cells, NUM_OTHER_LOGITS - 1, 1)
+def action_kinds(layout: ActionLayout) -> np.ndarray:
+    """[A] index into ``ACTION_KINDS`` of every action of the flat layout (hg_env.core.actions); the
+    occupant kinds count as pawn / hut in their order (Carcassonne: meeple, abbot)."""
+    (_, _, pawns), (_, _, huts) = layout.kinds
+    sizes = (layout.occupy, pawns, huts, layout.pit - layout.retake, layout.none - layout.pit, 1)
     return np.repeat(np.arange(len(ACTION_KINDS)), sizes)
 
 
-def zone_table() -> tuple[np.ndarray, np.ndarray]:
+def zone_table(ruleset: str = DEFAULT_RULESET) -> tuple[np.ndarray, np.ndarray]:
     """Static features of every (tile, local zone), row ``tile * 10 + local`` (last row: no zone),
-    and the area plane group each zone reads (``AREA_TYPES`` order: forest, meadow, river, system
-    for lakes; 4 = none, for absent zones).
+    and the area plane group each zone reads (the observation's area types; ``len(area types)`` =
+    none, for absent zones and zones no plane describes).
 
-    Features: type one-hot (meadow, forest, river, lake), printed animals, fish, mushrooms,
-    menhir, sides touched, special power one-hot, water (1 for rivers and lakes)."""
-    rows = NUM_TILES * MAX_LOCAL_ZONES + 1
-    features = np.zeros((rows, 4 + 4 + 4 + len(SPECIALS) - 1 + 1), dtype=np.float32)
-    group = np.full(rows, len(AREA_TYPES), dtype=np.int64)
-    type_to_group = {0: 1, 1: 0, 2: 2, 3: 3}  # ZONE_TYPE meadow, forest, river, lake -> AREA_TYPES
-    for tile in range(NUM_TILES):
-        for local in range(MAX_LOCAL_ZONES):
-            z = TILE_ZONE[tile, local]
-            if z < 0:
-                continue
-            row = features[tile * MAX_LOCAL_ZONES + local]
-            kind = int(ZONE_TYPE[z])
-            row[kind] = 1
-            row[4:8] = ZONE_ANIMALS[z] / 2
-            row[8:12] = ZONE_FISH[z] / 3, ZONE_MUSHROOMS[z], ZONE_MENHIR[z], ZONE_SEGMENTS[z] / 4
-            if ZONE_SPECIAL[z]:
-                row[11 + ZONE_SPECIAL[z]] = 1
-            row[-1] = kind in (Z_RIVER, Z_LAKE)
-            group[tile * MAX_LOCAL_ZONES + local] = type_to_group[kind]
+    Features: type one-hot (the zone types of the ruleset's tiles: hg meadow, forest, river, lake),
+    printed animals, fish, bonus (mushrooms, coats of arms), trigger (menhir, gold), sides touched,
+    special power one-hot, water (1 for rivers and lakes)."""
+    spec = get_ruleset(ruleset)
+    t, obs = spec.tiles, observer(ruleset)
+    types = int(t.ZONE_TYPE.max()) + 1
+    rows = t.num_tiles * MAX_LOCAL_ZONES + 1
+    features = np.zeros((rows, types + 4 + 4 + len(t.specials) - 1 + 1), dtype=np.float32)
+    group = np.full(rows, len(obs.area_types), dtype=np.int64)
+    type_to_group: dict[int, int] = {}
+    for i, (_, _, kinds) in enumerate(obs.area_types):  # a zone reads the first group of its type
+        for kind in kinds:
+            type_to_group.setdefault(kind, i)
+    for z in range(t.num_zones):
+        tile, local, kind = int(t.ZONE_TILE[z]), int(t.ZONE_LOCAL[z]), int(t.ZONE_TYPE[z])
+        row = features[tile * MAX_LOCAL_ZONES + local]
+        row[kind] = 1
+        row[types : types + 4] = t.ZONE_ANIMALS[z] / 2
+        row[types + 4 : types + 8] = t.ZONE_FISH[z] / 3, t.ZONE_BONUS[z], t.ZONE_TRIGGER[z] > 0, t.ZONE_SEGMENTS[z] / 4
+        if t.ZONE_SPECIAL[z]:
+            row[types + 7 + t.ZONE_SPECIAL[z]] = 1
+        row[-1] = spec.has_systems and kind in (Z_RIVER, Z_LAKE)
+        group[tile * MAX_LOCAL_ZONES + local] = type_to_group.get(kind, len(obs.area_types))
     return features, group
 
 
-def info_scale() -> np.ndarray:
-    """[len(INFO_FIELDS)] factors bringing the info vector to about [0, 1].
+def info_scale(ruleset: str = DEFAULT_RULESET) -> np.ndarray:
+    """[len(info fields)] factors bringing the info vector to about [0, 1].
 
     One-hot fields keep 1; a score is ``lo + 256 * hi``, so ``lo / 64`` and
     ``hi * 4`` add up to ``score / 64`` in the network's first layer."""
-    scale = np.ones(len(INFO_FIELDS), dtype=np.float32)
-    for i, name in enumerate(INFO_FIELDS):
+    spec, fields = get_ruleset(ruleset), observer(ruleset).info_fields
+    supplies = {f"{kind.name}s_": pieces for kind, pieces in zip(spec.occupants, spec.pieces_by_kind())}
+    scale = np.ones(len(fields), dtype=np.float32)
+    for i, name in enumerate(fields):
         if name.startswith("score_lo"):
             scale[i] = 1 / 64
         elif name.startswith("score_hi"):
             scale[i] = 4.0
-        elif name.startswith(("pawns_", "huts_")):
-            scale[i] = 1 / 5
-        elif name in ("regular_left", "menhir_left"):
-            scale[i] = 1 / 80 if name == "regular_left" else 1 / 16
-        elif name in ("pit_lo", "pit_hi"):
+        elif name.startswith(tuple(supplies)):
+            scale[i] = 1 / max(5, supplies[name[: name.index("_") + 1]])
+        elif name == "regular_left":
+            scale[i] = 1 / 80
+        elif name.endswith("_left") or name in ("pit_lo", "pit_hi"):
             scale[i] = 1 / 16
     return scale
 
@@ -150,17 +140,33 @@ class BoardNet(nn.Module):
     """Observations -> (action logits [B, A], value [B]); see the module docstring."""
 
     def __init__(
-        self, board_reach: int = 12, channels: int = 32, layers: int = 3, hidden: int = 128, lookahead: bool = False
+        self,
+        board_reach: int = 12,
+        channels: int = 32,
+        layers: int = 3,
+        hidden: int = 128,
+        lookahead: bool = False,
+        ruleset: str = DEFAULT_RULESET,
     ) -> None:
         super().__init__()
         board = board_geometry(board_reach)
+        spec: Ruleset = get_ruleset(ruleset)
+        obs: Observer = observer(ruleset)
+        self.ruleset = ruleset
+        self.layout = action_layout(board_reach, ruleset)
+        self.ch = {name: i for i, name in enumerate(obs.board_channels)}
+        self.info_at = {name: i for i, name in enumerate(obs.info_fields)}
+        self.num_info = len(obs.info_fields)
+        self.num_tiles = spec.tiles.num_tiles
+        self.no_tile = self.num_tiles * 4  # embedding row of "no tile" (zeros, never trained)
         self.lookahead = lookahead
         self.num_cells = board.num_cells
-        self.num_board = len(BOARD_CHANNELS)
-        scale = channel_scale(board_reach)[: self.num_board].copy()
-        scale[_CH["tile_id"]] = 0.0  # the tile is told by the embedding, not by its id as a number
+        self.num_board = len(obs.board_channels)
+        self.num_channels = len(obs.channel_names(board_reach))
+        scale = channel_scale(board_reach, ruleset)[: self.num_board].copy()
+        scale[self.ch["tile_id"]] = 0.0  # the tile is told by the embedding, not by its id as a number
         self.register_buffer("board_scale", torch.from_numpy(scale), persistent=False)
-        self.register_buffer("info_scale", torch.from_numpy(info_scale()), persistent=False)
+        self.register_buffer("info_scale", torch.from_numpy(info_scale(ruleset)), persistent=False)
         # Each cell and its 4 edge neighbours (off the board -> the sentinel cell N; row N is the
         # sentinel's own). Tiles interact through their edges; whole areas are summarised on
         # every tile by the area planes, so a plus-shaped stencil is enough and costs 5/9 of 3x3.
@@ -169,32 +175,37 @@ class BoardNet(nn.Module):
         stencil = np.vstack([stencil, np.full((1, stencil.shape[1]), self.num_cells)])
         self.register_buffer("stencil", torch.from_numpy(stencil.astype(np.int64)), persistent=False)
 
-        zones, zone_group = zone_table()
+        zones, zone_group = zone_table(ruleset)
         self.register_buffer("zone_features", torch.from_numpy(zones), persistent=False)
         self.register_buffer("zone_group", torch.from_numpy(zone_group), persistent=False)
-        static = STATIC * channel_scale(board_reach)[: STATIC.shape[1]]  # row NO_TILE: zeros
+        static = obs.static * channel_scale(board_reach, ruleset)[: obs.static.shape[1]]  # row no_tile: zeros
         self.register_buffer("rotation_static", torch.from_numpy(static.astype(np.float32)), persistent=False)
-        first_area = _CH["forest_open"]
-        self.area_columns = slice(first_area, first_area + len(AREA_TYPES) * len(AREA_FEATURES))
+        self.area_types = len(obs.area_types)
+        first_area = self.ch[f"{obs.area_types[0][0]}_open"]
+        self.area_columns = slice(first_area, first_area + self.area_types * len(AREA_FEATURES))
+        names = [name for name, _, _ in obs.area_types]
+        self.system_group = names.index("system") if "system" in names else None
 
-        self.tile_embedding = nn.Embedding(NUM_TILES * 4 + 1, channels, padding_idx=NO_TILE)
+        self.tile_embedding = nn.Embedding(self.num_tiles * 4 + 1, channels, padding_idx=self.no_tile)
         self.stem = nn.Linear(self.num_board, channels)
-        self.context = nn.Sequential(nn.Linear(len(INFO_FIELDS), hidden), nn.ReLU())
+        self.context = nn.Sequential(nn.Linear(self.num_info, hidden), nn.ReLU())
         self.context_to_cells = nn.Linear(hidden, channels)
         self.convs = nn.ModuleList(nn.Linear(STENCIL * channels, channels) for _ in range(layers))
         self.place_cell = nn.Linear(channels, channels)
         self.place_rotation = nn.Linear(channels, channels, bias=False)
-        self.place_static = nn.Linear(STATIC.shape[1], channels, bias=False)
-        # Terrain (meadow, forest, river) of each side of the tile to place at each rotation, and one
+        self.place_static = nn.Linear(obs.static.shape[1], channels, bias=False)
+        # Terrain (meadow, forest, river, ...) of each side of the tile to place at each rotation, and one
         # weight matrix per terrain for the neighbour that side would touch: a rotation-aware match.
-        sides = np.vstack([SIDE_TYPE.reshape(NO_TILE, 4) - 1, np.zeros((1, 4), dtype=np.int64)])
-        self.register_buffer("side_terrain", torch.from_numpy(sides.astype(np.int64)), persistent=False)
-        self.place_side = nn.Parameter(torch.randn(3, channels, channels) / channels**0.5)
+        side_type = spec.tiles.SIDE_TYPE.reshape(self.no_tile, 4).astype(np.int64) - 1
+        sides = np.vstack([side_type, np.zeros((1, 4), dtype=np.int64)])
+        self.register_buffer("side_terrain", torch.from_numpy(sides), persistent=False)
+        self.terrains = len(spec.terrain_names)
+        self.place_side = nn.Parameter(torch.randn(self.terrains, channels, channels) / channels**0.5)
         self.place_out = nn.Linear(channels, 1)
         self.retake_out = nn.Linear(channels, 1)
         estimates = len(ESTIMATE_FEATURES) if lookahead else 0
         self.trunk = nn.Sequential(nn.Linear(3 * channels + hidden + estimates, hidden), nn.ReLU())
-        self.other_out = nn.Linear(hidden, NUM_OTHER_LOGITS)
+        self.other_out = nn.Linear(hidden, self.layout.size - self.layout.pit)  # pit trap choices, none
         zone_inputs = zones.shape[1] + 2 * len(AREA_FEATURES)
         self.zone_in = nn.Linear(zone_inputs, hidden)
         self.zone_context = nn.Linear(hidden, hidden, bias=False)
@@ -204,7 +215,7 @@ class BoardNet(nn.Module):
             nn.init.normal_(out.weight, std=0.01)
             nn.init.zeros_(out.bias)
         if lookahead:
-            kinds = action_kinds(self.num_cells)
+            kinds = action_kinds(self.layout)
             self.register_buffer("action_kind", torch.from_numpy(kinds), persistent=False)
             init = torch.tensor(LOOKAHEAD_INIT).repeat(len(ACTION_KINDS), 1)
             self.lookahead_weight = nn.Parameter(init)  # [kinds, (own, opponents)]
@@ -222,17 +233,18 @@ class BoardNet(nn.Module):
         b, n, c = obs.shape[0], self.num_cells, self.num_board
         flat = obs.reshape(b, -1, n)
         board = flat[:, :c]
-        info = flat[:, c:].reshape(b, -1)[:, : len(INFO_FIELDS)].float()
+        info = flat[:, c:].reshape(b, -1)[:, : self.num_info].float()
         context = self.context(info * self.info_scale)
 
         # The active cells of the whole batch, packed (no padding): observation and cell of each.
-        active = (board[:, _CH["tile"]] > 0) | (board[:, _CH["legal_r0"] : _CH["legal_r3"] + 1].amax(1) > 0)
+        ch = self.ch
+        active = (board[:, ch["tile"]] > 0) | (board[:, ch["legal_r0"] : ch["legal_r3"] + 1].amax(1) > 0)
         game, cell = active.nonzero(as_tuple=True)  # [T] each
         t = len(game)
         x = board[game, :, cell].float()  # [T, c]: only the active cells' channels are gathered
-        rot = x[:, _CH["rot0"] : _CH["rot3"] + 1].argmax(-1)
-        tile_id = x[:, _CH["tile_id"]].long()  # tile + 1, 0 = empty
-        tile_key = torch.where(tile_id > 0, (tile_id - 1) * 4 + rot, NO_TILE)
+        rot = x[:, ch["rot0"] : ch["rot3"] + 1].argmax(-1)
+        tile_id = x[:, ch["tile_id"]].long()  # tile + 1, 0 = empty
+        tile_key = torch.where(tile_id > 0, (tile_id - 1) * 4 + rot, self.no_tile)
         h = self.stem(x * self.board_scale) + self.tile_embedding(tile_key) + self.context_to_cells(context)[game]
         h = torch.relu(h)  # [T, C], and stays >= 0: every layer adds a relu
 
@@ -247,19 +259,20 @@ class BoardNet(nn.Module):
             h = h + torch.relu(conv(block))
 
         # Placement: cell features against the embedding of the tile to place at each rotation.
-        to_place = info[:, _INFO["to_place_t0"] : _INFO["to_place_t0"] + NUM_TILES]
+        to_place = info[:, self.info_at["to_place_t0"] : self.info_at["to_place_t0"] + self.num_tiles]
         has_tile = to_place.amax(1, keepdim=True) > 0
         rotation_keys = to_place.argmax(1, keepdim=True) * 4 + torch.arange(4, device=obs.device)
-        rotation_keys = torch.where(has_tile, rotation_keys, NO_TILE)  # [B, 4]
+        rotation_keys = torch.where(has_tile, rotation_keys, self.no_tile)  # [B, 4]
         rotations = self.place_rotation(self.tile_embedding(rotation_keys))  # [B, 4, C]
         rotations = rotations + self.place_static(self.rotation_static[rotation_keys])  # sides, fish, specials
         # Only the L cells where the tile fits get placement logits: every other placement is masked out.
-        fits = (x[:, _CH["legal_r0"] : _CH["legal_r3"] + 1] > 0).any(1).nonzero(as_tuple=True)[0]  # [L]
+        fits = (x[:, ch["legal_r0"] : ch["legal_r3"] + 1] > 0).any(1).nonzero(as_tuple=True)[0]  # [L]
         ell, fit_game, channels = len(fits), game[fits], h.shape[1]
         touching = torch.cat([h, zero_row])[neighbours.reshape(t, STENCIL)[fits, 1:]]  # [L, 4 sides, C]
-        by_terrain = torch.einsum("ldc,kce->ldke", touching, self.place_side).reshape(ell, 12, channels)  # [L, 4x3, C]
+        k = self.terrains
+        by_terrain = torch.einsum("ldc,kce->ldke", touching, self.place_side).reshape(ell, 4 * k, channels)
         terrain = self.side_terrain[rotation_keys][fit_game]  # [L, 4 rotations, 4 sides]
-        pick = (torch.arange(4, device=obs.device) * 3 + terrain).reshape(ell, 16, 1).expand(-1, -1, channels)
+        pick = (torch.arange(4, device=obs.device) * k + terrain).reshape(ell, 16, 1).expand(-1, -1, channels)
         sides = by_terrain.gather(1, pick).reshape(ell, 4, 4, channels).sum(2)  # [L, 4 rotations, C]
         joint = torch.relu(self.place_cell(h[fits]).unsqueeze(1) + rotations[fit_game] + sides)  # [L, 4, C]
         place_logits = h.new_zeros(b * n, 4).index_put((fit_game * n + cell[fits],), self.place_out(joint).squeeze(-1))
@@ -269,7 +282,7 @@ class BoardNet(nn.Module):
         count = torch.bincount(game, minlength=b).clamp(min=1).unsqueeze(1)
         mean = h.new_zeros(b, h.shape[1]).index_add(0, game, h) / count
         peak = h.new_zeros(b, h.shape[1]).scatter_reduce(0, game.unsqueeze(1).expand_as(h), h, "amax")
-        last_cell = board[:, _CH["last_placed"]].argmax(1)  # 0 if none: an inactive cell, the zero row
+        last_cell = board[:, ch["last_placed"]].argmax(1)  # 0 if none: an inactive cell, the zero row
         last = torch.cat([h, zero_row])[slot[torch.arange(b, device=obs.device), last_cell]]
         pooled = [mean, peak, last, context]
         if estimates is not None:
@@ -282,28 +295,24 @@ class BoardNet(nn.Module):
         rows = torch.arange(b, device=obs.device)
         last_planes = board[rows, :, last_cell].float()  # [B, c]
         areas = (last_planes[:, self.area_columns] * self.board_scale[self.area_columns]).reshape(
-            b, len(AREA_TYPES), -1
+            b, self.area_types, -1
         )
-        areas = torch.cat([areas, areas.new_zeros(b, 1, areas.shape[2])], 1)  # group 4: nothing
-        last_tile = (last_planes[:, _CH["tile_id"]].long() - 1).clamp(min=0)
+        areas = torch.cat([areas, areas.new_zeros(b, 1, areas.shape[2])], 1)  # the last group: nothing
+        last_tile = (last_planes[:, ch["tile_id"]].long() - 1).clamp(min=0)
         zone_keys = last_tile.unsqueeze(1) * MAX_LOCAL_ZONES + torch.arange(MAX_LOCAL_ZONES, device=obs.device)
         zone_static = self.zone_features[zone_keys]  # [B, 10, F]
         own_area = areas[rows.unsqueeze(1), self.zone_group[zone_keys]]  # [B, 10, 8]
-        system = areas[:, 3:4] * zone_static[..., -1:]  # river system planes, for water zones
+        group = self.area_types if self.system_group is None else self.system_group
+        system = areas[:, group : group + 1] * zone_static[..., -1:]  # river system planes, for water zones
         zone_hidden = torch.relu(
             self.zone_in(torch.cat([zone_static, own_area, system], -1)) + self.zone_context(trunk).unsqueeze(1)
         )
-        occupants = self.zone_out(zone_hidden)  # [B, 10, 2]
-        logits = torch.cat(
-            [
-                place_logits.reshape(b, 4 * n),
-                occupants[:, :8, 0],
-                occupants[:, :, 1],
-                retake_logits.reshape(b, n),
-                other,
-            ],
-            1,
-        )
+        occupants = self.zone_out(zone_hidden)  # [B, 10, 2]: per occupant kind (pawn, hut; meeple, abbot)
+        (_, _, first_slots), (_, _, second_slots) = self.layout.kinds
+        parts = [place_logits.reshape(b, 4 * n), occupants[:, :first_slots, 0], occupants[:, :second_slots, 1]]
+        if self.layout.pit > self.layout.retake:
+            parts.append(retake_logits.reshape(b, n))
+        logits = torch.cat([*parts, other], 1)
         if gains is not None:
             weight = self.lookahead_weight[self.action_kind]  # [A, 2]
             gains = gains.float()
@@ -313,7 +322,7 @@ class BoardNet(nn.Module):
 
 class HGPolicy(MaskableActorCriticPolicy):
     """``MaskablePPO`` policy around ``BoardNet`` (``policy_kwargs``: board_reach, channels, layers,
-    hidden, lookahead; with lookahead the observation space is the Dict of ``hg_env.train.vec_env``)."""
+    hidden, lookahead, ruleset; with lookahead the observation space is the Dict of ``hg_env.train.vec_env``)."""
 
     def __init__(
         self,
@@ -325,6 +334,7 @@ class HGPolicy(MaskableActorCriticPolicy):
         layers: int = 3,
         hidden: int = 128,
         lookahead: bool = False,
+        ruleset: str = DEFAULT_RULESET,
         **kwargs: Any,
     ) -> None:
         if isinstance(observation_space, spaces.Dict) != lookahead:
@@ -334,7 +344,12 @@ class HGPolicy(MaskableActorCriticPolicy):
                 + f", got {observation_space}"
             )
         self.net_kwargs = dict(
-            board_reach=board_reach, channels=channels, layers=layers, hidden=hidden, lookahead=lookahead
+            board_reach=board_reach,
+            channels=channels,
+            layers=layers,
+            hidden=hidden,
+            lookahead=lookahead,
+            ruleset=ruleset,
         )
         kwargs["net_arch"] = []  # no SB3 MLP: BoardNet has its own heads
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)

@@ -36,7 +36,7 @@ def main(args) -> int:
     policy = f"policy:path={model}"
     agents = ("random", "greedy", policy)
     print(f"[2/3] tournament: {', '.join(agents)}; {args.games} games per pair -> {out}")
-    setup = tournament.TournamentConfig(agents=agents, players=2, games=args.games, seed=0)
+    setup = tournament.TournamentConfig(agents=agents, players=2, games=args.games, seed=0, ruleset=config.env.ruleset)
     summary = tournament.run_tournament(setup, out)
 
     print("[3/3] results")

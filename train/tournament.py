@@ -53,6 +53,7 @@ from hg_env.train import ratings
 from tqdm import tqdm
 
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from hg_env.core.ruleset import RULESETS
 from hg_env.game import Game
 
 CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
@@ -65,6 +66,7 @@ class TournamentConfig:
     players: int = 2
     games: int = 200  # per table, rounded up to a multiple of players
     seed: int = 0
+    ruleset: str = "hg2020"  # the game every table plays (docs/rules/)
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -76,6 +78,8 @@ class TournamentConfig:
             raise ValueError(f"--players {self.players} needs at least {self.players} agents, got {len(self.agents)}")
         if self.games < 1:
             raise ValueError(f"--games must be >= 1, got {self.games}")
+        if self.ruleset not in RULESETS:
+            raise ValueError(f"--ruleset must be one of {RULESETS}, got {self.ruleset!r}")
 
     @property
     def decks(self) -> int:
@@ -93,6 +97,7 @@ class ScheduledGame:
     agents: tuple[str, ...]  # agent spec at each seat
     deck_seed: int
     agent_seeds: tuple[int, ...]
+    ruleset: str = "hg2020"
 
 
 def _derive(*key: int) -> int:
@@ -113,7 +118,8 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
             for r in range(config.players):
                 seats = tuple(table[(s - r) % config.players] for s in range(config.players))
                 seeds = tuple(_derive(config.seed, deck, t, r, s) for s in range(config.players))
-                out.append(ScheduledGame(len(out), f"t{t}-d{deck}-r{r}", t, deck, r, seats, deck_seed, seeds))
+                game_id = f"t{t}-d{deck}-r{r}"
+                out.append(ScheduledGame(len(out), game_id, t, deck, r, seats, deck_seed, seeds, config.ruleset))
     return out
 
 
@@ -128,7 +134,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
     """
     agents = {} if agents is None else agents
     n = len(game_spec.agents)
-    game = Game(num_players=n, seed=game_spec.deck_seed)
+    game = Game(num_players=n, seed=game_spec.deck_seed, ruleset=game_spec.ruleset)
     seconds, cpu = [0.0] * n, [0.0] * n  # wall-clock and CPU time spent deciding, per seat
     started = time.perf_counter()
     seated, error = _seat_agents(game_spec, agents)
@@ -239,7 +245,8 @@ def _check_config(out: Path, config: TournamentConfig) -> None:
     mine["agents"] = list(config.agents)
     if path.exists():
         theirs = json.loads(path.read_text(encoding="utf-8"))
-        differ = [k for k in ("agents", "players", "seed") if theirs.get(k) != mine[k]]
+        theirs.setdefault("ruleset", "hg2020")  # tournaments from before rulesets
+        differ = [k for k in ("agents", "players", "seed", "ruleset") if theirs.get(k) != mine[k]]
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
@@ -350,7 +357,9 @@ def _short(result: dict) -> str:
 
 def main(args) -> int:
     """Entry point of ``hgenv tournament`` (args from hg_env.cli)."""
-    config = TournamentConfig(agents=tuple(args.agents), players=args.players, games=args.games, seed=args.seed)
+    config = TournamentConfig(
+        agents=tuple(args.agents), players=args.players, games=args.games, seed=args.seed, ruleset=args.ruleset
+    )
     out = Path(args.out)
     if args.summary_only:
         results = read_results(out / GAMES_FILE)

@@ -159,7 +159,7 @@ def make_env(config: TrainConfig, pool: OpponentPool) -> ScaledReward:
         opponents=pool.agents(),
         opponent_weights=pool.weights(),
         lookahead=config.policy.lookahead,
-        **e.rules,
+        **config.rules().as_dict(),
     )
     return ScaledReward(venv, e.reward_scale)
 
@@ -186,7 +186,7 @@ def make_model(config: TrainConfig, env: ScaledReward, run_dir: Path) -> Maskabl
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl or None,
         rollout_buffer_class=CompactRolloutBuffer,
-        policy_kwargs=dict(board_reach=Rules.from_kwargs(**config.env.rules).reach, **vars(config.policy)),
+        policy_kwargs=dict(board_reach=config.rules().reach, ruleset=config.env.ruleset, **vars(config.policy)),
         tensorboard_log=str(run_dir / "tensorboard"),
         seed=config.run.seed,
         device="cpu",
@@ -363,7 +363,7 @@ def _crossed(before: int, after: int, every: int) -> bool:
 
 
 def _rules(config: TrainConfig) -> Rules:
-    return Rules.from_kwargs(**config.env.rules)
+    return config.rules()
 
 
 # ---------------------------------------------------------------- the run

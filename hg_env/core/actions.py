@@ -1,6 +1,7 @@
 """One flat Discrete action space for every decision, with encode/decode/describe.
 
-Layout for a board of N cells (N = 625 for the default reach 12)::
+Layout for a board of N cells (N = 625 for the default reach 12); a segment a
+ruleset does not use has size 0. Hunters & Gatherers 2020::
 
     index                         decision          phase
     [0, 4N)                       place (cell, rot)  place    cell*4 + rotation
@@ -10,7 +11,11 @@ Layout for a board of N cells (N = 625 for the default reach 12)::
     [5N+18, 5N+35)                pit trap k         pit_trap eat k in-range deer (R7.15, option)
     5N+35                         none               retake / occupy: place or retake nothing
 
-A tile carries at most one occupant (R5.2), so a cell names a pawn to retake.
+The classic 2002 edition has no retake and no pit trap: ``[place 4N][pawn 8][hut 10][none]``.
+Carcassonne: ``[place 4N][meeple 10][abbot 10][retake N][none]``, where retake is
+"take your abbot back from cell c" in the occupy phase (docs/rules/carcassonne.md).
+
+A tile carries at most one occupant (R5.2), so a cell names a figure to take back.
 """
 
 from __future__ import annotations
@@ -20,20 +25,21 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.rules import Board, board_geometry
-from hg_env.core.state import NUM_OCCUPY_TARGETS
+from hg_env.core.rules import Board, Rules, board_geometry
+from hg_env.core.ruleset import DEFAULT_RULESET, PIECE_NAMES, Ruleset, get_ruleset
 
 MAX_PIT_DEER = 17  # choices 0..16: a 3x3 block holds at most 8 tiles x 2 deer
 
 
 @dataclass(frozen=True)
 class ActionLayout:
-    """Offsets of the flat action space for one board size."""
+    """Offsets of the flat action space for one ruleset and board size."""
 
+    ruleset: Ruleset
     board: Board
     place: int
-    pawn: int
-    hut: int
+    occupy: int  # first occupant action; the kinds follow each other (``kinds``)
+    kinds: tuple[tuple[str, int, int], ...]  # (name, first action, slots) per occupant kind
     retake: int
     pit: int
     none: int
@@ -41,43 +47,48 @@ class ActionLayout:
 
     def encode(self, decision: tuple) -> int:
         """Flat index of a decision tuple (see ``decode`` for the forms)."""
+        if not isinstance(decision, (tuple, list)) or not decision:
+            raise ValueError(f"a decision is a non-empty tuple such as ('none',), got {decision!r}")
         kind = decision[0]
         if kind == "place":
             _, x, y, rot = decision
-            if rot not in (0, 1, 2, 3):
+            if rot not in (0, 1, 2, 3) or isinstance(rot, bool):
                 raise ValueError(f"rotation must be 0..3, got {rot!r}")
             return self.place + 4 * self.board.cell(x, y) + rot
-        if kind in ("pawn", "hut"):
-            local = decision[1]
-            limit = 8 if kind == "pawn" else 10
-            if not (isinstance(local, int) and 0 <= local < limit):
-                raise ValueError(f"a {kind} goes on local zone 0..{limit - 1}, got {local!r}")
-            return (self.pawn if kind == "pawn" else self.hut) + local
-        if kind == "retake":
+        for name, first, slots in self.kinds:
+            if kind == name:
+                local = decision[1]
+                if isinstance(local, bool) or not (isinstance(local, (int, np.integer)) and 0 <= local < slots):
+                    raise ValueError(f"a {kind} goes on local zone 0..{slots - 1}, got {local!r}")
+                return first + int(local)
+        if kind == "retake" and self.pit > self.retake:
             _, x, y = decision
             return self.retake + self.board.cell(x, y)
-        if kind == "pit":
+        if kind == "pit" and self.none > self.pit:
             k = decision[1]
-            if not (isinstance(k, int) and 0 <= k < MAX_PIT_DEER):
+            if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and 0 <= k < MAX_PIT_DEER):
                 raise ValueError(f"pit-trap choice must be 0..{MAX_PIT_DEER - 1}, got {k!r}")
-            return self.pit + k
+            return self.pit + int(k)
         if kind == "none":
             return self.none
-        raise ValueError(f"unknown decision kind {kind!r}")
+        known = ["place", *(name for name, _, _ in self.kinds)]
+        known += ["retake"] * (self.pit > self.retake) + ["pit"] * (self.none > self.pit) + ["none"]
+        raise ValueError(f"unknown decision kind {kind!r} in {self.ruleset.name}; known: {known}")
 
     def decode(self, action: int) -> tuple:
-        """``("place", x, y, rot)``, ``("pawn", l)``, ``("hut", l)``, ``("retake", x, y)``,
-        ``("pit", k)`` or ``("none",)``."""
+        """``("place", x, y, rot)``, ``(kind, l)`` for an occupant kind (``"pawn"``, ``"hut"``,
+        ``"meeple"``, ``"abbot"``), ``("retake", x, y)``, ``("pit", k)`` or ``("none",)``."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an int, got {action!r} ({type(action).__name__})")
         a = int(action)
         if not 0 <= a < self.size:
             raise ValueError(f"action {a} is outside the action space [0, {self.size})")
-        if a < self.pawn:
+        if a < self.occupy:
             cell, rot = divmod(a, 4)
             return ("place", *self.board.xy(cell), rot)
-        if a < self.hut:
-            return ("pawn", a - self.pawn)
-        if a < self.retake:
-            return ("hut", a - self.hut)
+        for name, first, slots in self.kinds:
+            if first <= a < first + slots:
+                return (name, a - first)
         if a < self.pit:
             return ("retake", *self.board.xy(a - self.retake))
         if a < self.none:
@@ -90,25 +101,36 @@ class ActionLayout:
         if d[0] == "place":
             what = "tile" if tile is None else str(tile)
             return f"place {what} at ({d[1]},{d[2]}) r{d[3]}"
-        if d[0] in ("pawn", "hut"):
-            return f"{d[0]} on zone {d[1]}"
         if d[0] == "retake":
-            return f"retake pawn at ({d[1]},{d[2]})"
+            return f"retake {PIECE_NAMES[self.ruleset.retake_piece]} at ({d[1]},{d[2]})"
         if d[0] == "pit":
             return f"pit trap: eat {d[1]} deer in range"
-        return "none"
+        if d[0] == "none":
+            return "none"
+        return f"{d[0]} on zone {d[1]}"
 
 
 @cache
-def action_layout(reach: int) -> ActionLayout:
+def _layout(ruleset: str, reach: int) -> ActionLayout:
+    spec = get_ruleset(ruleset)
     board = board_geometry(reach)
     n = board.num_cells
-    pawn = 4 * n
-    hut = pawn + 8
-    retake = pawn + NUM_OCCUPY_TARGETS
-    pit = retake + n
-    none = pit + MAX_PIT_DEER
-    return ActionLayout(board, 0, pawn, hut, retake, pit, none, none + 1)
+    occupy = 4 * n
+    kinds, first = [], occupy
+    for kind in spec.occupants:
+        kinds.append((kind.name, first, kind.slots))
+        first += kind.slots
+    retake = first
+    pit = retake + (n if spec.retake else 0)
+    none = pit + (MAX_PIT_DEER if spec.pit_choice else 0)
+    return ActionLayout(spec, board, 0, occupy, tuple(kinds), retake, pit, none, none + 1)
+
+
+def action_layout(rules: Rules | int | None = None, ruleset: str = DEFAULT_RULESET) -> ActionLayout:
+    """The action layout of games with these rules (or of ``ruleset`` on a board of this reach)."""
+    if isinstance(rules, Rules):
+        return _layout(rules.ruleset, rules.reach)
+    return _layout(ruleset, 12 if rules is None else int(rules))
 
 
 def sample_uniform(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -2,10 +2,10 @@
 
 Two partitions of the zone index ``z`` (see tiles.py):
 
-* the **area** partition joins forest, meadow and river zones along matched
-  sides; a lake is a singleton there, so a lake splits rivers (R2.14);
-* the **system** partition joins river and lake zones along river sides and
-  through each tile's river->lake links (river systems).
+* the **area** partition joins meadow, forest and river zones (fields, cities,
+  roads) along matched sides; lakes, monasteries and gardens are singletons there;
+* the **system** partition (rulesets with huts) joins river and lake zones along
+  river sides and through each tile's river->lake links (river systems).
 
 Every zone starts as the template of its own tile: a singleton holding its own
 contents, with all its side segments open (R2.15). The river->lake links are
@@ -23,6 +23,8 @@ Accumulators are valid at roots only:
 * ``tiles``: bitset of tile ids, so ``tile_count`` counts *distinct* tiles (Q15);
 * ``lakes``: bitset of lake numbers attached to a river area, so ``lake_fish``
   counts a lake closing both ends of one river once (Q14);
+* ``borders``: bitset of the forest / city zones a meadow / field borders
+  (Carcassonne farmers: the cities next to their field);
 * ``counts``: content counts, see ``tiles.NUM_COUNTS``;
 * ``occupants``: pawns (area partition) or huts (system partition) per seat.
 """
@@ -30,39 +32,30 @@ Accumulators are valid at roots only:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
 from hg_env.core.rules import MAX_PLAYERS
+from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
     AUROCHS,
+    C_BONUS,
     C_FISH,
     C_LAKES,
-    C_MENHIRS,
-    C_MUSHROOMS,
+    C_TRIGGER,
     DEER,
-    LAKE_FISH,
     MAMMOTH,
     NUM_COUNTS,
-    NUM_LAKES,
-    NUM_TILES,
-    NUM_ZONES,
-    RIVER_LAKE,
     TIGER,
+    TILE_WORDS,
+    Z_FOREST,
     Z_LAKE,
     Z_MEADOW,
     Z_RIVER,
-    ZONE_ANIMALS,
-    ZONE_FISH,
-    ZONE_LAKE_INDEX,
-    ZONE_MENHIR,
-    ZONE_MUSHROOMS,
-    ZONE_SEGMENTS,
-    ZONE_TILE,
-    ZONE_TYPE,
+    TileSet,
 )
 
-TILE_WORDS = 2  # 95 tile ids in two uint64 words
 _ONE = np.uint64(1)
 
 
@@ -74,52 +67,35 @@ def tile_bits(tile_ids: np.ndarray) -> np.ndarray:
     return bits
 
 
-def tile_members(bits: np.ndarray) -> np.ndarray:
-    """[..., 2] uint64 tile bitsets -> [..., 95] bool membership."""
+def tile_members(bits: np.ndarray, num_tiles: int) -> np.ndarray:
+    """[..., W] uint64 bitsets -> [..., num_tiles] bool membership (tiles, or any numbered set)."""
     shifts = np.arange(64, dtype=np.uint64)
     members = ((bits[..., :, None] >> shifts) & _ONE).astype(bool)
-    return members.reshape(*bits.shape[:-1], TILE_WORDS * 64)[..., :NUM_TILES]
+    return members.reshape(*bits.shape[:-1], bits.shape[-1] * 64)[..., :num_tiles]
 
 
 def tile_sets(members: np.ndarray) -> np.ndarray:
-    """[..., 95] bool membership -> [..., TILE_WORDS] uint64 tile bitsets (the inverse of ``tile_members``)."""
+    """[..., n] bool membership -> [..., TILE_WORDS] uint64 bitsets (the inverse of ``tile_members``)."""
     padded = np.zeros((*members.shape[:-1], TILE_WORDS * 64), dtype=bool)
-    padded[..., :NUM_TILES] = members
+    padded[..., : members.shape[-1]] = members
     return np.packbits(padded, axis=-1, bitorder="little").view("<u8").astype(np.uint64)
 
 
-def lake_members(bits: np.ndarray) -> np.ndarray:
-    """[...] uint64 lake bitsets -> [..., 29] bool membership."""
-    return ((bits[..., None] >> np.arange(NUM_LAKES, dtype=np.uint64)) & _ONE).astype(bool)
-
-
-_BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
-# _LAKE_FISH_BY_BYTE[k, v]: fish of the lakes numbered 8k + i for the set bits i of v
-_LAKE_FISH_BY_BYTE = np.array(
-    [
-        [sum(int(LAKE_FISH[8 * k + i]) for i in range(8) if v >> i & 1 and 8 * k + i < NUM_LAKES) for v in range(256)]
-        for k in range(4)
-    ],
-    dtype=np.int16,
-)
-
-
-def lake_fish_of(bits: np.ndarray) -> np.ndarray:
-    """[...] uint64 lake bitsets -> [...] total fish of those lakes (29 lakes: 4 bytes)."""
-    octets = ((bits[..., None] >> _BYTE_SHIFTS) & np.uint64(255)).astype(np.intp)
-    return _LAKE_FISH_BY_BYTE[np.arange(4), octets].sum(-1)
+def lake_members(bits: np.ndarray, num_lakes: int) -> np.ndarray:
+    """[...] uint64 lake bitsets -> [..., num_lakes] bool membership."""
+    return ((bits[..., None] >> np.arange(num_lakes, dtype=np.uint64)) & _ONE).astype(bool)
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
-    """Number of set bits over the last axis of a tile bitset."""
+    """Number of set bits over the last axis of a bitset."""
     return np.bitwise_count(bits).sum(-1).astype(np.int16)
 
 
 # Columns of ``Partition.sums`` (int16), merged by addition except the derived ones:
 #   0 size       zones in the tree (union by size)
 #   1..8         content counts, see tiles.NUM_COUNTS
-#   9 worth      the additive part of the area's value: 3 x mushrooms + fish + 3 x mammoths
-#                + 2 x aurochs + deer (live animals); see observation.py
+#   9 worth      the additive part of the area's value: WORTH_WEIGHTS . counts (2020: 3 x mushrooms
+#                + fish + 3 x mammoths + 2 x aurochs + deer, the live animals); see observation.py
 #   10 open      open connections
 #   11 tiles     distinct tiles (derived: popcount of the tile bitset)
 #   12 lake_fish fish of the distinct lakes attached to a river area (derived from the lake bitset)
@@ -129,11 +105,9 @@ SIZE, COUNTS = 0, 1
 WORTH = COUNTS + NUM_COUNTS
 OPEN, TILES, LAKE_FISH, OCCUPANTS = WORTH + 1, WORTH + 2, WORTH + 3, WORTH + 4
 NUM_SUMS = OCCUPANTS + MAX_PLAYERS
-# Weights of the content counts in ``worth``: each area holds counts of its own kind only.
-WORTH_WEIGHTS = np.zeros(NUM_COUNTS, dtype=np.int16)
-WORTH_WEIGHTS[[C_MUSHROOMS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (3, 1, 3, 2, 1)
-# Columns of ``Partition.bits`` (uint64), merged by bitwise or: 0-1 tile ids, 2 lake numbers.
-TILE_BITS, LAKE_BITS = slice(0, TILE_WORDS), TILE_WORDS
+# Columns of ``Partition.bits`` (uint64), merged by bitwise or: tile ids, lake numbers, then the
+# border words (AreaTables.border_words of them, only where some tile has borders).
+TILE_BITS, LAKE_BITS, BORDER_BITS = slice(0, TILE_WORDS), TILE_WORDS, TILE_WORDS + 1
 
 
 @dataclass
@@ -146,7 +120,7 @@ class Partition:
 
     parent: np.ndarray  # [B, Z] int16 parent zone; a root is its own parent
     sums: np.ndarray  # [B, Z, NUM_SUMS] int16 additive accumulators (roots), columns above
-    bits: np.ndarray  # [B, Z, 3] uint64 bitsets (roots): tile ids, lake numbers
+    bits: np.ndarray  # [B, Z, W] uint64 bitsets (roots): tile ids, lake numbers, borders
 
     @property
     def size(self) -> np.ndarray:
@@ -184,6 +158,10 @@ class Partition:
     def lakes(self) -> np.ndarray:
         return self.bits[..., LAKE_BITS]
 
+    @property
+    def borders(self) -> np.ndarray:
+        return self.bits[..., BORDER_BITS:]
+
     @classmethod
     def from_template(cls, template: Partition, batch: int) -> Partition:
         return cls(**{f.name: np.repeat(getattr(template, f.name), batch, axis=0) for f in fields(cls)})
@@ -200,17 +178,18 @@ class Partition:
         """[G, Z] the root of every zone of games g."""
         return self.parent[g]
 
-    def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray, lake_fish: np.ndarray) -> None:
         """Join the areas of zones a[i] and b[i] in games g[i], for every i at once.
 
         A game may appear in several pairs. Each pair is one matched side
         segment: the joined area has the sum of the open connections minus 2
-        per pair (R2.15), whether it joins two areas or closes a loop."""
+        per pair (R2.15), whether it joins two areas or closes a loop.
+        ``lake_fish`` is ``AreaTables.lake_fish_by_byte`` of the game's tiles."""
         if not len(g):
             return
-        n = len(g)
+        n, num_zones = len(g), self.parent.shape[1]
         gg = np.concatenate([g, g])
-        keys_ab = gg * NUM_ZONES + self.parent[gg, np.concatenate([a, b])]
+        keys_ab = gg * num_zones + self.parent[gg, np.concatenate([a, b])]
         ka, kb = keys_ab[:n], keys_ab[n:]
         sums = self.sums.reshape(-1, NUM_SUMS)
         bits = self.bits.reshape(-1, self.bits.shape[-1])
@@ -224,10 +203,16 @@ class Partition:
         sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
         lakes = bits[grown, LAKE_BITS]
         if lakes.any():  # only river areas flowing into lakes have any
-            sums[grown, LAKE_FISH] = lake_fish_of(lakes)
+            sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
 
 
-_ZONE_IDS = np.arange(NUM_ZONES, dtype=np.int16)
+_BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
+
+
+def lake_fish_of(bits: np.ndarray, lake_fish: np.ndarray) -> np.ndarray:
+    """[...] uint64 lake bitsets -> [...] total fish of those lakes (up to 32 lakes: 4 bytes)."""
+    octets = ((bits[..., None] >> _BYTE_SHIFTS) & np.uint64(255)).astype(np.intp)
+    return lake_fish[np.arange(4), octets].sum(-1)
 
 
 def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
@@ -235,21 +220,23 @@ def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
 
     Keeping every zone one step from its root makes ``find`` a single lookup; the
     price is this pass over the zones of the games that joined areas."""
-    games = old // NUM_ZONES
+    num_zones = parent.shape[1]
+    zone_ids = np.arange(num_zones, dtype=np.int16)
+    games = old // num_zones
     if len(games) <= 16:  # few joins (the single-game case): cheaper with Python ints
         distinct = sorted(set(games.tolist()))
         if len(distinct) == 1:  # one game: remap its row in place
-            remap = _ZONE_IDS.copy()
-            remap[old % NUM_ZONES] = new % NUM_ZONES
+            remap = zone_ids
+            remap[old % num_zones] = new % num_zones
             parent[distinct[0]] = remap[parent[distinct[0]]]
             return
         rows = np.array(distinct, dtype=np.intp)
         row_of = np.searchsorted(rows, games)
     else:
         rows, row_of = np.unique(games, return_inverse=True)
-    remap = np.tile(_ZONE_IDS, (len(rows), 1))  # identity per game
-    remap[row_of, old % NUM_ZONES] = new % NUM_ZONES
-    offsets = (np.arange(len(rows)) * NUM_ZONES)[:, None]
+    remap = np.tile(zone_ids, (len(rows), 1))  # identity per game
+    remap[row_of, old % num_zones] = new % num_zones
+    offsets = (np.arange(len(rows)) * num_zones)[:, None]
     parent[rows] = remap.take(parent[rows] + offsets)
 
 
@@ -303,52 +290,87 @@ def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.nd
     return keys, keep, keep[ia]
 
 
-def _singletons() -> Partition:
-    z = np.arange(NUM_ZONES)
-    part = Partition(
-        parent=z.astype(np.int16)[None],
-        sums=np.zeros((1, NUM_ZONES, NUM_SUMS), dtype=np.int16),
-        bits=np.zeros((1, NUM_ZONES, TILE_WORDS + 1), dtype=np.uint64),
-    )
-    part.size[:] = 1
-    part.open[:] = ZONE_SEGMENTS
-    part.tile_count[:] = 1
-    part.tiles[:] = tile_bits(ZONE_TILE)[None]
-    return part
+class AreaTables:
+    """The partitions' templates and lookup tables of one ruleset (its tiles and point values)."""
 
+    def __init__(self, tiles: TileSet, points: Points, systems: bool) -> None:
+        self.tiles = tiles
+        self.points = points
+        self.systems = systems
+        if tiles.num_lakes > 32:
+            raise ValueError(f"at most 32 lakes fit the lake bitsets, got {tiles.num_lakes}")
+        # lake_fish_by_byte[k, v]: fish of the lakes numbered 8k + i for the set bits i of v
+        self.lake_fish_by_byte = np.array(
+            [
+                [
+                    sum(int(tiles.LAKE_FISH[8 * k + i]) for i in range(8) if v >> i & 1 and 8 * k + i < tiles.num_lakes)
+                    for v in range(256)
+                ]
+                for k in range(4)
+            ],
+            dtype=np.int16,
+        )
+        # Weights of the content counts in ``worth``: each area holds counts of its own kind only.
+        self.worth_weights = np.zeros(NUM_COUNTS, dtype=np.int16)
+        self.worth_weights[[C_BONUS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (
+            points.forest_bonus,
+            points.river_fish,
+            points.mammoth,
+            points.aurochs,
+            points.deer,
+        )
+        # Border bitsets number the forest / city zones: FOREST_NUMBER[z] (-1 for other zones).
+        forests = np.flatnonzero(tiles.ZONE_TYPE == Z_FOREST)
+        self.forest_zones = forests
+        self.forest_number = np.full(tiles.num_zones, -1, dtype=np.int64)
+        self.forest_number[forests] = np.arange(len(forests))
+        self.border_words = -(-len(forests) // 64) if (tiles.ZONE_BORDERS >= 0).any() else 0
 
-def _area_template() -> Partition:
-    part = _singletons()
-    meadow = ZONE_TYPE == Z_MEADOW
-    part.counts[0, meadow, MAMMOTH : TIGER + 1] = ZONE_ANIMALS[meadow]
-    river = ZONE_TYPE == Z_RIVER
-    part.counts[0, river, C_FISH] = ZONE_FISH[river]
-    part.counts[0, :, C_MUSHROOMS] = ZONE_MUSHROOMS
-    part.counts[0, :, C_MENHIRS] = ZONE_MENHIR
-    attached = RIVER_LAKE >= 0
-    part.lakes[0, attached] = _ONE << ZONE_LAKE_INDEX[RIVER_LAKE[attached]].astype(np.uint64)
-    part.lake_fish[0, attached] = ZONE_FISH[RIVER_LAKE[attached]]
-    return part
+    def _singletons(self) -> Partition:
+        t = self.tiles
+        nz = t.num_zones
+        part = Partition(
+            parent=np.arange(nz, dtype=np.int16)[None],
+            sums=np.zeros((1, nz, NUM_SUMS), dtype=np.int16),
+            bits=np.zeros((1, nz, TILE_WORDS + 1 + self.border_words), dtype=np.uint64),
+        )
+        part.size[:] = 1
+        part.open[:] = t.ZONE_SEGMENTS
+        part.tile_count[:] = 1
+        part.tiles[:] = tile_bits(t.ZONE_TILE)[None]
+        return part
 
+    def _with_worth(self, part: Partition) -> Partition:
+        part.worth[:] = part.counts @ self.worth_weights
+        return part
 
-def _system_template() -> Partition:
-    part = _singletons()
-    water = (ZONE_TYPE == Z_RIVER) | (ZONE_TYPE == Z_LAKE)
-    part.counts[0, water, C_FISH] = ZONE_FISH[water]
-    part.counts[0, ZONE_TYPE == Z_LAKE, C_LAKES] = 1
-    rivers = np.flatnonzero(RIVER_LAKE >= 0)
-    for river in rivers:  # a river->lake link has no side segment: a + b, no -2
-        lake = RIVER_LAKE[river]
-        part.parent[0, river] = lake
-        part.sums[0, lake] += part.sums[0, river]
-    part.tile_count[:] = 1  # a lake and its rivers lie on one tile
-    return part
+    @cached_property
+    def area_template(self) -> Partition:
+        t, part = self.tiles, self._singletons()
+        meadow = t.ZONE_TYPE == Z_MEADOW
+        part.counts[0, meadow, MAMMOTH : TIGER + 1] = t.ZONE_ANIMALS[meadow]
+        river = t.ZONE_TYPE == Z_RIVER
+        part.counts[0, river, C_FISH] = t.ZONE_FISH[river]
+        part.counts[0, :, C_BONUS] = t.ZONE_BONUS
+        part.counts[0, :, C_TRIGGER] = t.ZONE_TRIGGER
+        attached = t.RIVER_LAKE >= 0
+        part.lakes[0, attached] = _ONE << t.ZONE_LAKE_INDEX[t.RIVER_LAKE[attached]].astype(np.uint64)
+        part.lake_fish[0, attached] = t.ZONE_FISH[t.RIVER_LAKE[attached]]
+        if self.border_words:
+            z, k = np.nonzero(t.ZONE_BORDERS >= 0)
+            number = self.forest_number[t.ZONE_BORDERS[z, k]]
+            np.bitwise_or.at(part.borders[0], (z, number // 64), _ONE << (number % 64).astype(np.uint64))
+        return self._with_worth(part)
 
-
-def _with_worth(part: Partition) -> Partition:
-    part.worth[:] = part.counts @ WORTH_WEIGHTS
-    return part
-
-
-AREA_TEMPLATE = _with_worth(_area_template())
-SYSTEM_TEMPLATE = _with_worth(_system_template())
+    @cached_property
+    def system_template(self) -> Partition:
+        t, part = self.tiles, self._singletons()
+        water = (t.ZONE_TYPE == Z_RIVER) | (t.ZONE_TYPE == Z_LAKE)
+        part.counts[0, water, C_FISH] = t.ZONE_FISH[water]
+        part.counts[0, t.ZONE_TYPE == Z_LAKE, C_LAKES] = 1
+        for river in np.flatnonzero(t.RIVER_LAKE >= 0):  # a river->lake link has no side segment: a + b, no -2
+            lake = t.RIVER_LAKE[river]
+            part.parent[0, river] = lake
+            part.sums[0, lake] += part.sums[0, river]
+        part.tile_count[:] = 1  # a lake and its rivers lie on one tile
+        return self._with_worth(part)

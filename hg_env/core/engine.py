@@ -3,13 +3,20 @@
 Every rule function takes the state and ``g``, an int array of the games it acts
 on; a game appears at most once in ``g``. ``step`` takes one flat action per
 game (see actions.py) and runs each game on to its next decision, so games in
-one batch may be in different phases.
+one batch may be in different phases. All games of a state share one ruleset;
+the steps where rulesets differ call its rule functions (``Ruleset``):
+
+* ``filter_placements`` (T1): placements beyond edge matching (the Carcassonne river);
+* ``after_place`` (T3): immediate powers (2020: logboat, hunting trap, shaman);
+* ``recall``: the occupant decision's "take your figure back" (the Carcassonne abbot);
+* ``score_turn`` (T5): in-turn scoring beyond completed forests and rivers (monasteries);
+* ``end_game`` / ``final_scoring`` (R8): what happens when the last tile is played.
 
 Decision points (R3.7), with ``auto_skip_forced_actions=True`` (the default):
 
 * ``place``    always offered: only a placeable tile is ever drawn (R4.4);
 * ``retake``   after the shaman tile, only if the placer has a pawn on the board (Q9);
-* ``occupy``   only if some occupant is legal (skipped otherwise, R3.7 / D13);
+* ``occupy``   only if some occupant (or taking the abbot back) is legal (skipped otherwise, R3.7);
 * ``pit_trap`` only with ``pit_trap_deer_choice="player_choice"``, and only if
   there is more than one choice.
 
@@ -19,28 +26,18 @@ even when the only choice is forced (``none`` / the single choice).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import WORTH_WEIGHTS, tile_members
+from hg_env.core.areas import tile_members
 from hg_env.core.rules import Rules
-from hg_env.core.scoring import (
-    deer_eaten,
-    forest_value,
-    hunting_trap_value,
-    logboat_value,
-    majority,
-    meadow_value,
-    pit_trap_bonus,
-    pit_trap_eaten_range,
-    river_system_value,
-    river_value,
-)
+from hg_env.core.ruleset import HUT, Ruleset
+from hg_env.core.scoring import forest_value, majority, river_value
 from hg_env.core.state import (
-    HUT,
     OCCUPY,
     OVER,
-    PAWN,
     PHASE_NAMES,
     PIT_TRAP,
     PLACE,
@@ -49,43 +46,9 @@ from hg_env.core.state import (
     deal_decks,
     empty_state,
 )
-from hg_env.core.tiles import (
-    ANIMALS,
-    AUROCHS,
-    C_FISH,
-    C_LAKES,
-    C_MENHIRS,
-    C_MUSHROOMS,
-    COMPAT,
-    DEER,
-    HUT_TARGETS,
-    MAMMOTH,
-    MAX_LOCAL_ZONES,
-    NUM_TILES,
-    NUM_ZONES,
-    PAWN_TARGETS,
-    RIVER,
-    SIDE_TYPE,
-    SIDE_ZONES,
-    SPECIAL_TILE,
-    SPECIAL_ZONE,
-    START_TILE,
-    TIGER,
-    TILE_ZONE,
-    Z_FOREST,
-    Z_MEADOW,
-    Z_RIVER,
-    ZONE_ANIMALS,
-    ZONE_TILE,
-    ZONE_TYPE,
-)
+from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_FOREST, Z_RIVER
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
-_IMMEDIATE_POWER = np.isin(np.arange(NUM_TILES), [SPECIAL_TILE[p] for p in ("shaman", "logboat", "hunting_trap")])
-_CLOSABLE = (TILE_ZONE >= 0) & np.isin(ZONE_TYPE[np.maximum(TILE_ZONE, 0)], [Z_FOREST, Z_RIVER])  # [tile, local]
-_COMPAT_ROWS = COMPAT.reshape(-1, 4)  # row tile * _NEED_CODES + need code: fits per rotation
-_NEED_CODES = COMPAT.shape[1]
-_OPPOSITE_SHIFT = (2 * ((np.arange(4) + 2) % 4)).astype(np.uint16)  # need-code bits of the facing side
 
 
 # ---------------------------------------------------------------- setup
@@ -96,29 +59,30 @@ def new_games(
     rules: Rules | None = None,
     seeds: list[int | None] | None = None,
     regular_decks: list | None = None,
-    menhir_decks: list | None = None,
+    extra_decks: list | None = None,
     record_events: bool = True,
 ) -> State:
     """B games, set up and waiting for seat 0 to place its first tile (R1).
 
     ``num_players`` is one count for all games or one per game; the batch size
     is the longest of the per-game arguments. A game's deck order is taken from
-    ``regular_decks[i]`` / ``menhir_decks[i]`` where given, else shuffled from
-    ``seeds[i]``.
+    ``regular_decks[i]`` / ``extra_decks[i]`` (menhir or bonus tiles) where
+    given, else shuffled from ``seeds[i]``.
     """
     rules = rules or Rules()
-    sizes = [len(x) for x in (seeds, regular_decks, menhir_decks) if x is not None]
+    sizes = [len(x) for x in (seeds, regular_decks, extra_decks) if x is not None]
     if np.ndim(num_players):
         sizes.append(len(num_players))  # type: ignore[arg-type]
     batch = max(sizes, default=1)
     if any(n != batch for n in sizes):
         raise ValueError(f"per-game arguments disagree on the batch size: {sizes}")
     state = empty_state(rules, np.broadcast_to(np.asarray(num_players), (batch,)).copy(), record_events)
-    deal_decks(state, seeds, regular_decks, menhir_decks)
+    deal_decks(state, seeds, regular_decks, extra_decks)
+    spec = rules.spec
+    start_tile = spec.tiles.START_TILE if spec.start_tile is None else spec.start_tile(spec.tiles, rules)
     games = np.arange(batch)
     origin = np.full(batch, rules.board.origin)
-    start = np.full(batch, START_TILE)
-    _put_tile(state, games, origin, np.full(batch, rules.start_rotation), start)  # R1.4: not a turn
+    _put_tile(state, games, origin, np.full(batch, rules.start_rotation), np.full(batch, start_tile))  # not a turn
     _begin_regular_turn(state, games, advance=False)
     return state
 
@@ -138,7 +102,7 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
     """[B, A] bool: the legal actions of each game (all False once it is over).
 
     With ``games``, only those games: [len(games), A], rows in that order."""
-    layout = action_layout(state.rules.reach)
+    layout = action_layout(state.rules)
     if games is None:
         count = state.batch_size
         rows, wanted = np.arange(count), np.zeros(count, dtype=np.int64)
@@ -152,12 +116,12 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
     for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
         if phase == PLACE:
-            mask[r, : layout.pawn] = state.place_mask[g].reshape(len(g), -1)
+            mask[r, : layout.occupy] = state.place_mask[g].reshape(len(g), -1)
         elif phase == OCCUPY:
-            mask[r, layout.pawn : layout.retake] = state.occupy_mask[g]
-        elif phase == RETAKE:
-            gi, ti = np.nonzero(_own_pawns(state, g))
-            mask[r[gi], layout.retake + state.tile_cell[g[gi], ti]] = True
+            mask[r, layout.occupy : layout.retake] = state.occupy_mask[g]
+        if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
+            gi, ti = np.nonzero(own_figures(state, g, state.spec.retake_piece))
+            mask[r[gi], layout.retake + state.tile_cell[g[gi], ti].astype(np.intp)] = True
         elif phase == PIT_TRAP:
             k = np.arange(layout.none - layout.pit)
             mask[r, layout.pit : layout.none] = (k >= state.pit_range[g, :1]) & (k <= state.pit_range[g, 1:])
@@ -186,20 +150,28 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
     return {int(p): games[phase == p] for p in np.bincount(phase, minlength=len(PHASE_NAMES)).nonzero()[0]}
 
 
+def _retake_legal(state: State, g: np.ndarray, a: np.ndarray, layout) -> np.ndarray:
+    """[len(g)] bool: action a takes back an own figure of the ruleset's retake piece."""
+    retake = (a >= layout.retake) & (a < layout.pit)
+    tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
+    own = own_figures(state, g, state.spec.retake_piece)[np.arange(len(g)), np.maximum(tile, 0)]
+    return retake & (tile >= 0) & own
+
+
 def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
     """[len(g)] bool: actions ``a`` (all >= 0, see _by_phase) are legal in games g, all in ``phase``."""
-    layout = action_layout(state.rules.reach)
+    layout = action_layout(state.rules)
     if phase == PLACE:
-        place = a < layout.pawn
+        place = a < layout.occupy
         return place & state.place_mask.reshape(state.batch_size, -1)[g, np.where(place, a, 0)]
     if phase == OCCUPY:
-        occupy = (a >= layout.pawn) & (a < layout.retake)
-        return (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.pawn, 0)]
+        occupy = (a >= layout.occupy) & (a < layout.retake)
+        legal = (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.occupy, 0)]
+        if state.spec.recall is not None:
+            legal |= _retake_legal(state, g, a, layout)
+        return legal
     if phase == RETAKE:
-        retake = (a >= layout.retake) & (a < layout.pit)
-        tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
-        own = _own_pawns(state, g)[np.arange(len(g)), np.maximum(tile, 0)]
-        return (a == layout.none) | retake & (tile >= 0) & own
+        return (a == layout.none) | _retake_legal(state, g, a, layout)
     if phase == PIT_TRAP:
         k = a - layout.pit
         return (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
@@ -219,7 +191,7 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
     illegal = [g[~_legal_in_phase(state, phase, g, a[g])] for phase, g in groups.items()]
     if any(len(bad) for bad in illegal):
         raise ValueError(illegal_message(state, a, np.sort(np.concatenate(illegal))))
-    layout = action_layout(state.rules.reach)
+    layout = action_layout(state.rules)
     state.decisions[a >= 0] += 1
     g = groups.get(PLACE)
     if g is not None:
@@ -231,20 +203,23 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
     g = groups.get(RETAKE)
     if g is not None:
         retake = a[g] != layout.none
-        _retake(state, g[retake], a[g[retake]] - layout.retake)
-        _enter_occupy(state, g)
+        remove_figures(state, g[retake], state.board_tile[g[retake], a[g[retake]] - layout.retake].astype(np.intp))
+        enter_occupy(state, g)
     g = groups.get(OCCUPY)
     if g is not None:
-        chosen = a[g] != layout.none
-        _occupy(state, g[chosen], a[g[chosen]] - layout.pawn)
+        chosen = (a[g] >= layout.occupy) & (a[g] < layout.retake)
+        _occupy(state, g[chosen], a[g[chosen]] - layout.occupy)
+        recall = (a[g] >= layout.retake) & (a[g] < layout.pit)
+        if recall.any():
+            state.spec.recall(state, g[recall], a[g[recall]] - layout.retake)
         _finish_tile(state, g)
     g = groups.get(PIT_TRAP)
     if g is not None:
-        _final_scoring(state, g, eaten_in=(a[g] - layout.pit).astype(np.int64))
+        _final_scoring(state, g, choice=(a[g] - layout.pit).astype(np.int64))
 
 
 def illegal_message(state: State, actions: np.ndarray, games: np.ndarray) -> str:
-    layout = action_layout(state.rules.reach)
+    layout = action_layout(state.rules)
     parts = []
     for i in games[:3]:
         a, phase = int(actions[i]), PHASE_NAMES[state.phase[i]]
@@ -268,20 +243,22 @@ def _begin_regular_turn(state: State, g: np.ndarray, advance: bool = True) -> No
     if advance:
         state.current[g] = (state.current[g] + 1) % state.num_players[g]
     state.extra_turn[g] = False
-    found = _draw(state, g, menhir=False)
+    found = _draw(state, g, extra=False)
     state.phase[g[found]] = PLACE
     _end_game(state, g[~found])
 
 
-def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
+def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
     """T1: draw until a placeable tile comes up, discarding the others (R4.4).
 
     Returns [len(g)] bool: a tile was found (it is then ``tile_to_place``)."""
     deck, length, nxt = (
-        (state.menhir_deck, state.menhir_len, state.menhir_next)
-        if menhir
+        (state.extra_deck, state.extra_len, state.extra_next)
+        if extra
         else (state.regular_deck, state.regular_len, state.regular_next)
     )
+    tiles, restrict = state.spec.tiles, state.spec.filter_placements
+    num_codes = tiles.COMPAT.shape[1]
     found = np.zeros(len(g), dtype=bool)
     todo = np.arange(len(g))
     while len(todo):
@@ -291,7 +268,9 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
         gg = g[todo]
         tile = deck[gg, nxt[gg]].astype(np.intp)
         nxt[gg] += 1
-        fits = _COMPAT_ROWS.take(tile[:, None] * _NEED_CODES + state.need[gg], axis=0)  # [G, N, rot]
+        fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + state.need[gg], axis=0)  # [G, N, rot]
+        if restrict is not None:
+            fits = restrict(state, gg, tile, fits)
         ok = fits.reshape(len(gg), -1).any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
@@ -302,62 +281,60 @@ def _draw(state: State, g: np.ndarray, menhir: bool) -> np.ndarray:
         state.place_mask[gg[ok]] = fits[ok]
         found[todo[ok]] = True
         state.discarded[gg[~ok], tile[~ok]] = True
-        _log(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
+        log_events(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
 
 
 def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, tile: np.ndarray) -> None:
     """T2: put tiles on cells and join their zones to their neighbours' (R2.13)."""
+    tiles = state.spec.tiles
     state.board_tile[g, cell] = tile
     state.board_rot[g, cell] = rot
     state.tile_cell[g, tile] = cell
-    state.need[g, cell] |= 256
+    state.need[g, cell] |= tiles.occupied_flag
     gg = g[:, None]
     neighbor = state.board.neighbor[cell]  # [G, dir], -1 off the board
     on_board = neighbor >= 0
     target = np.where(on_board, neighbor, cell[:, None])  # off-board updates land on the (occupied) cell
-    state.need[gg, target] |= SIDE_TYPE[tile, rot].astype(np.uint16) << _OPPOSITE_SHIFT
+    state.need[gg, target] |= tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
     gi, d = (there >= 0).nonzero()
     if not len(gi):
         return
     nb = there[gi, d]
-    mine = SIDE_ZONES[tile[gi], rot[gi], d]  # [pairs, slot]
-    theirs = SIDE_ZONES[nb, state.board_rot[g[gi], neighbor[gi, d]], (d + 2) % 4]
-    river = SIDE_TYPE[tile[gi], rot[gi], d] == RIVER
-    ri = river.nonzero()[0]
-    # slot 1 meets slot 1; on river sides the meadows cross: 0 meets 2 and 2 meets 0
+    mine = tiles.SIDE_ZONES[tile[gi], rot[gi], d]  # [pairs, slot]
+    theirs = tiles.SIDE_ZONES[nb, state.board_rot[g[gi], neighbor[gi, d]], (d + 2) % 4]
+    split = tiles.SIDE_SPLIT[tile[gi], rot[gi], d]
+    ri = split.nonzero()[0]
+    # slot 1 meets slot 1; on split sides (rivers, roads) the banks cross: 0 meets 2 and 2 meets 0
     a = np.concatenate([mine[:, 1], mine[ri, 0], mine[ri, 2]])
     b = np.concatenate([theirs[:, 1], theirs[ri, 2], theirs[ri, 0]])
-    state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b)
-    state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1])
+    lake_fish = state.spec.areas.lake_fish_by_byte
+    state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b, lake_fish)
+    if state.system is not None:
+        state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1], lake_fish)
 
 
 def _after_place(state: State, g: np.ndarray) -> None:
-    """T3: immediate powers, then the shaman's retake or the occupant decision."""
-    tile = state.board_tile[g, state.last_cell[g]]
-    if not _IMMEDIATE_POWER[tile].any():  # the common case: no power on the tile
-        _enter_occupy(state, g)
-        return
-    _logboat(state, g[tile == SPECIAL_TILE["logboat"]])
-    _hunting_trap(state, g[tile == SPECIAL_TILE["hunting_trap"]])
-    shaman = tile == SPECIAL_TILE["shaman"]
-    if shaman.any():
-        gs = g[shaman]
-        retake = _own_pawns(state, gs).any(1)  # Q9: only with a pawn on the board
-        state.phase[gs[retake]] = RETAKE
-        shaman[shaman] = retake
-    _enter_occupy(state, g[~shaman])
+    """T3: the ruleset's immediate powers (which may ask a decision first), then the occupant decision."""
+    after_place = state.spec.after_place
+    enter_occupy(state, g if after_place is None else after_place(state, g))
 
 
-def _enter_occupy(state: State, g: np.ndarray) -> None:
+def enter_occupy(state: State, g: np.ndarray) -> None:
     """T4: offer the legal occupants (R5.8), or skip straight to scoring."""
     if not len(g):
         return
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
-    skip = ~mask.any(1) if state.rules.auto_skip_forced_actions else np.zeros(len(g), dtype=bool)
+    if state.rules.auto_skip_forced_actions:
+        offered = mask.any(1)
+        if state.spec.recall is not None:  # taking the abbot back is a choice too
+            offered |= own_figures(state, g, state.spec.retake_piece).any(1)
+        skip = ~offered
+    else:
+        skip = np.zeros(len(g), dtype=bool)
     state.phase[g[~skip]] = OCCUPY
     _finish_tile(state, g[skip])
 
@@ -366,31 +343,32 @@ def _finish_tile(state: State, g: np.ndarray) -> None:
     """T5 scoring, then T6 and the next turn."""
     if not len(g):
         return
-    menhir_forests = _score_closed(state, g)
-    _end_of_turn(state, g, menhir_forests)
+    trigger_areas = _score_closed(state, g)
+    if state.spec.score_turn is not None:
+        state.spec.score_turn(state, g)
+    _end_of_turn(state, g, trigger_areas)
 
 
-def _end_of_turn(state: State, g: np.ndarray, menhir_forests: list[list[int]] | None) -> None:
-    """T6 (R3.2, R3.3): a menhir forest closed in a regular turn earns one extra turn."""
-    if not any(menhir_forests):  # the common case: no menhir forest closed anywhere
+def _end_of_turn(state: State, g: np.ndarray, trigger_areas: list[list[set[int]]]) -> None:
+    """T6 (R3.2, R3.3): a completed forest with a trigger (menhir, gold) earns one extra-tile turn."""
+    if not any(trigger_areas):  # the common case: no such forest closed anywhere
         _begin_regular_turn(state, g)
         return
-    closed = np.array([bool(m) for m in menhir_forests], dtype=bool)
-    extra = closed & ~state.extra_turn[g]
+    closed = np.array([bool(m) for m in trigger_areas], dtype=bool)
+    extra = closed & ~state.extra_turn[g]  # no chain: an extra-tile turn earns none (R3.3, K2)
     ge = g[extra]
     if len(ge) and not state.rules.extra_turn_after_last_tile:
         ge = ge[_regular_tile_left(state, ge)]  # Q3 option: the last tile's extra turn is lost
-    found = _draw(state, ge, menhir=True)  # R3.3: none placeable -> no extra turn
+    found = _draw(state, ge, extra=True)  # R3.3: none placeable -> no extra turn
     gx = ge[found]
     state.extra_turn[gx] = True
     state.phase[gx] = PLACE
     if state.events is not None and len(gx):
         where = {int(x): i for i, x in enumerate(g)}
+        kind = f"{state.spec.extra_deck.upper()}_EXTRA_TURN"
         for game in gx:
-            tiles = sorted(set().union(*menhir_forests[where[int(game)]]))
-            state.events[game].append(
-                {"type": "MENHIR_EXTRA_TURN", "player": int(state.current[game]), "tileIds": tiles}
-            )
+            tiles = sorted(set().union(*trigger_areas[where[int(game)]]))
+            state.events[game].append({"type": kind, "player": int(state.current[game]), "tileIds": tiles})
     in_extra = np.zeros(state.batch_size, dtype=bool)
     in_extra[gx] = True
     _begin_regular_turn(state, g[~in_extra[g]])
@@ -401,336 +379,190 @@ def _regular_tile_left(state: State, g: np.ndarray) -> np.ndarray:
     idx = np.arange(state.regular_deck.shape[1])
     live = (idx >= state.regular_next[g, None]) & (idx < state.regular_len[g, None])
     tiles = np.where(live, state.regular_deck[g], 0).astype(np.intp)
-    fits = COMPAT[tiles[:, :, None], state.need[g][:, None, :]].any(axis=(2, 3))
+    fits = state.spec.tiles.COMPAT[tiles[:, :, None], state.need[g][:, None, :]].any(axis=(2, 3))
     return (fits & live).any(1)
 
 
 # ---------------------------------------------------------------- occupants
 
 
-def _own_pawns(state: State, g: np.ndarray) -> np.ndarray:
-    """[len(g), 95] bool: tiles holding a pawn of the deciding seat."""
-    return (state.occupant_seat[g] == state.current[g, None]) & (state.occupant_kind[g] == PAWN)
+def own_figures(state: State, g: np.ndarray, piece: int) -> np.ndarray:
+    """[len(g), T] bool: tiles holding a figure of this piece kind of the deciding seat."""
+    return (state.occupant_seat[g] == state.current[g, None]) & (state.occupant_kind[g] == piece)
+
+
+@cache
+def occupant_table(rules: Rules) -> np.ndarray:
+    """[tile, occupy_width] bool: the occupant targets each tile offers (R5.1, R5.7), by the ruleset."""
+    spec = rules.spec
+    return spec.occupant_table(spec.tiles, rules)
+
+
+@cache
+def occupant_columns(spec: Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per occupy-mask column: its piece, its local zone, whether it counts in the system partition,
+    and the kind's index."""
+    piece, local, system, kind = [], [], [], []
+    for k, occupant in enumerate(spec.occupants):
+        piece += [occupant.piece] * occupant.slots
+        local += list(range(occupant.slots))
+        system += [occupant.partition == "system"] * occupant.slots
+        kind += [k] * occupant.slots
+    return np.array(piece), np.array(local), np.array(system, dtype=bool), np.array(kind)
 
 
 def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
-    """[len(g), 18] bool legal occupants on the tile just placed (R5.3-R5.8)."""
+    """[len(g), K] bool legal occupants on the tile just placed (R5.3-R5.8)."""
+    spec, tiles = state.spec, state.spec.tiles
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
-    zones = np.maximum(TILE_ZONE[tile], 0)
+    piece, local, system, _ = occupant_columns(spec)
+    zones = np.maximum(tiles.TILE_ZONE[tile][:, local], 0)  # [G, K]
     gg, seat = g[:, None], state.current[g]
-    area_free = state.area.occupants[gg, state.area.find(gg, zones)].sum(-1) == 0  # R5.4
-    pawn = PAWN_TARGETS[tile] & area_free[:, :8] & (state.supply[g, seat, PAWN] > 0)[:, None]
-    hut = HUT_TARGETS[state.rules.hut_targets][tile] & (state.supply[g, seat, HUT] > 0)[:, None]
-    if hut.any():  # most tiles hold no water: skip the river-system lookups
-        hut &= state.system.occupants[gg, state.system.find(gg, zones)].sum(-1) == 0  # R5.5
-    return np.concatenate([pawn, hut], axis=1)
+    mask = occupant_table(state.rules)[tile] & (state.supply[gg, seat[:, None], piece] > 0)
+    area = ~system
+    free = state.area.occupants[gg, state.area.find(gg, zones[:, area])].sum(-1) == 0  # R5.4
+    mask[:, area] &= free
+    if state.system is not None and mask[:, system].any():  # most tiles hold no water: skip the lookups
+        mask[:, system] &= state.system.occupants[gg, state.system.find(gg, zones[:, system])].sum(-1) == 0  # R5.5
+    return mask
 
 
 def _occupy(state: State, g: np.ndarray, target: np.ndarray) -> None:
-    """T4: put a pawn (target 0-7) or a hut (target 8-17) on the tile just placed."""
+    """T4: put the chosen occupant (a column of the occupy mask) on the tile just placed."""
     if not len(g):
         return
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
-    kind = (target >= 8).astype(np.int8)
-    local = np.where(kind == HUT, target - 8, target)
-    zone = TILE_ZONE[tile, local]
+    piece_of, local_of, system_of, _ = occupant_columns(state.spec)
+    piece, local = piece_of[target], local_of[target]
+    zone = state.spec.tiles.TILE_ZONE[tile, local]
     seat = state.current[g]
-    for k, part in ((PAWN, state.area), (HUT, state.system)):
-        sel = kind == k
+    for in_system, part in ((False, state.area), (True, state.system)):
+        sel = system_of[target] == in_system
         if sel.any():
             gk = g[sel]
             part.occupants[gk, part.find(gk, zone[sel]), seat[sel]] += 1
-            state.supply[gk, seat[sel], k] -= 1
+    state.supply[g, seat, piece] -= 1
     state.occupant_seat[g, tile] = seat
-    state.occupant_kind[g, tile] = kind
+    state.occupant_kind[g, tile] = piece
     state.occupant_local[g, tile] = local
 
 
-def _remove_pawns(state: State, g: np.ndarray, tile: np.ndarray) -> None:
-    """Return the pawns on (game, tile) pairs to their owners' supplies."""
+def remove_figures(state: State, g: np.ndarray, tile: np.ndarray) -> None:
+    """Return the figures on (game, tile) pairs to their owners' supplies."""
     if not len(g):
         return
     seat = state.occupant_seat[g, tile]
-    zone = TILE_ZONE[tile, state.occupant_local[g, tile]]
-    np.add.at(state.area.occupants, (g, state.area.find(g, zone), seat), -1)
-    np.add.at(state.supply, (g, seat, PAWN), 1)
+    kind = state.occupant_kind[g, tile]
+    zone = state.spec.tiles.TILE_ZONE[tile, state.occupant_local[g, tile]]
+    hut = kind == HUT
+    for sel, part in ((~hut, state.area), (hut, state.system)):
+        if sel.any():
+            np.add.at(part.occupants, (g[sel], part.find(g[sel], zone[sel]), seat[sel]), -1)
+    np.add.at(state.supply, (g, seat, kind), 1)
     state.occupant_seat[g, tile] = -1
 
 
-def _retake(state: State, g: np.ndarray, cell: np.ndarray) -> None:
-    """R7.1: the shaman's placer takes one own pawn back, without scoring it."""
-    _remove_pawns(state, g, state.board_tile[g, cell].astype(np.intp))
+# ---------------------------------------------------------------- helpers for rule functions
 
 
-# ---------------------------------------------------------------- immediate powers
-
-
-def _logboat(state: State, g: np.ndarray) -> None:
-    """R7.4-R7.6: 2 points per lake of the logboat's river system, to the placer."""
-    if not len(g):
-        return
-    root = state.system.find(g, np.full(len(g), SPECIAL_ZONE["logboat"]))
-    lakes = state.system.counts[g, root, C_LAKES].astype(np.int64)
-    points = logboat_value(lakes)
-    state.score[g, state.current[g]] += points
-    _log(
-        state,
-        g,
-        (
-            {"type": "LOGBOAT_SCORED", "player": int(state.current[x]), "points": int(p), "lakes": int(n)}
-            for x, p, n in zip(g, points, lakes)
-        ),
-    )
-
-
-def _meadow_zones_near(state: State, g: np.ndarray, cell: np.ndarray, root: np.ndarray) -> tuple:
-    """Meadow zones of meadow ``root`` on tiles in the 3x3 block of ``cell`` (R7.8, R7.14).
-
-    Returns (game row, zone) index arrays of those zones."""
-    block = state.board.block[cell]  # [G, 9]
-    tiles = np.where(block >= 0, state.board_tile[g[:, None], np.maximum(block, 0)], -1)
-    zones = np.where(tiles[:, :, None] >= 0, TILE_ZONE[np.maximum(tiles, 0)], -1).reshape(len(g), -1)
-    safe = np.maximum(zones, 0)
-    meadow = (zones >= 0) & (ZONE_TYPE[safe] == Z_MEADOW)
-    inside = meadow & (state.area.find(g[:, None], safe) == root[:, None])
-    rows, cols = np.nonzero(inside)
-    return rows, zones[rows, cols]
-
-
-def _live_animals(state: State, g: np.ndarray, zone: np.ndarray) -> np.ndarray:
-    """[n, 4] non-cancelled animals on (game, zone) pairs."""
-    return ZONE_ANIMALS[zone] - state.cancelled[g, zone]
-
-
-def _hunting_trap(state: State, g: np.ndarray) -> None:
-    """R7.8-R7.13: the placer scores the animals in range, which are then cancelled."""
-    if not len(g):
-        return
-    root = state.area.find(g, np.full(len(g), SPECIAL_ZONE["hunting_trap"]))
-    rows, zone = _meadow_zones_near(state, g, state.last_cell[g], root)
-    animals = _live_animals(state, g[rows], zone)
-    totals = np.zeros((len(g), 4), dtype=np.int64)
-    np.add.at(totals, rows, animals)
-    m, a, d, t = totals.T
-    fire = np.zeros(len(g), dtype=bool)
-    if state.rules.wildfire_affects_hunting_trap:
-        fire = root == _special_root(state, g, "wildfire")
-    points = hunting_trap_value(m, a, d, t, fire)
-    state.score[g, state.current[g]] += points
-    _log(
-        state,
-        g[points > 0],
-        (
-            {
-                "type": "HUNTING_TRAP_SCORED",
-                "player": int(state.current[x]),
-                "points": int(p),
-                "animals": _animal_dict(c),
-            }
-            for x, p, c in zip(g[points > 0], points[points > 0], totals[points > 0])
-        ),
-    )
-    cancel = animals.copy()
-    if state.rules.hunting_trap_cancel == "scored_and_pairs":  # Q5: excess tigers stay uncovered
-        pairs = deer_eaten(d, t, fire)[rows]
-        tigers = animals[:, TIGER].astype(np.int64)
-        before = np.cumsum(tigers) - tigers  # tigers met earlier, in zone order...
-        group_start = np.searchsorted(rows, rows)
-        before -= before[group_start]  # ...within the same game
-        cancel[:, TIGER] = np.clip(pairs - before, 0, tigers)
-    state.cancelled[g[rows], zone] += cancel.astype(np.int8)
-    removed = np.zeros((len(g), 4), dtype=np.int64)
-    np.add.at(removed, rows, cancel)
-    state.area.counts[g, root, MAMMOTH : TIGER + 1] -= removed.astype(np.int16)
-    state.area.worth[g, root] -= (removed @ WORTH_WEIGHTS[MAMMOTH : TIGER + 1]).astype(np.int16)
-
-
-def _special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:
+def special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:
     """Area (or system, for lakes) root of a special power's zone; -1 if its tile is not placed."""
-    zone = SPECIAL_ZONE[power]
+    tiles = state.spec.tiles
+    zone = tiles.SPECIAL_ZONE[power]
     part = state.system if power in ("raft", "logboat") else state.area
-    placed = state.tile_cell[g, ZONE_TILE[zone]] >= 0
+    placed = state.tile_cell[g, tiles.ZONE_TILE[zone]] >= 0
     return np.where(placed, part.find(g, np.full(len(g), zone)), -1)
+
+
+def animal_dict(counts: np.ndarray) -> dict[str, int]:
+    return {name: int(c) for name, c in zip(ANIMALS, counts)}
+
+
+def log_events(state: State, games: np.ndarray, events) -> None:
+    """Append one event per game (an iterable of dicts), when the state records events."""
+    if state.events is None:
+        return
+    for game, event in zip(games, events):
+        state.events[game].append(event)
 
 
 # ---------------------------------------------------------------- T5 scoring
 
 
 def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
-    """T5 (R6.4): score the forests and rivers the tile just closed; return their pawns.
+    """T5 (R6.4): score the forests and rivers (cities, roads) the tile just closed; return their pawns.
 
-    Returns, per game, the tile-id sets of closed forests holding a menhir (T6)."""
+    Returns, per game, the tile-id sets of closed forests holding a trigger (menhir, gold; T6)."""
+    spec = state.spec
+    tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     gg = g[:, None]
-    roots = state.area.find(gg, np.maximum(TILE_ZONE[tile], 0))
-    closed = _CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
-    menhir_forests: list[list[set[int]]] = [[] for _ in g]
+    roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
+    closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
+    trigger_areas: list[list[set[int]]] = [[] for _ in g]
     if not closed.any():
-        return menhir_forests
+        return trigger_areas
     same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER
     first = closed & ~same.any(-1)
     rows, cols = first.nonzero()
     sg, root = g[rows], roots[rows, cols]
-    tiles = state.area.tile_count[sg, root].astype(np.int64)
+    count = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
-    forest = ZONE_TYPE[root] == Z_FOREST
+    forest = tiles.ZONE_TYPE[root] == Z_FOREST
     fish = counts[:, C_FISH] + state.area.lake_fish[sg, root]  # R2.17 riverFish
-    value = np.where(forest, forest_value(tiles, counts[:, C_MUSHROOMS]), river_value(tiles, fish))
+    value = np.where(forest, forest_value(count, counts[:, C_BONUS], points), river_value(count, fish, points))
     scorers = majority(state.area.occupants[sg, root])
     np.add.at(state.score, sg, value[:, None] * scorers)
-    members = tile_members(state.area.tiles[sg, root])
+    members = tile_members(state.area.tiles[sg, root], tiles.num_tiles)
     if state.events is not None:
         for i, x in enumerate(sg):
             if not scorers[i].any():
                 continue
-            ids = np.flatnonzero(members[i]).tolist()
-            if forest[i]:
-                event = {"type": "FOREST_SCORED", "mushroomGroups": int(counts[i, C_MUSHROOMS])}
-            else:
-                event = {"type": "RIVER_SCORED", "fish": int(fish[i])}
+            event = _closed_event(spec, bool(forest[i]), int(counts[i, C_BONUS]), int(fish[i]))
             event.update(
-                scorers=np.flatnonzero(scorers[i]).tolist(), points=int(value[i]), tileCount=int(tiles[i]), tileIds=ids
+                scorers=np.flatnonzero(scorers[i]).tolist(),
+                points=int(value[i]),
+                tileCount=int(count[i]),
+                tileIds=np.flatnonzero(members[i]).tolist(),
             )
             state.events[x].append(event)
-    for i in np.flatnonzero(forest & (counts[:, C_MENHIRS] > 0)):
-        menhir_forests[rows[i]].append(set(np.flatnonzero(members[i]).tolist()))
+    for i in np.flatnonzero(forest & (counts[:, C_TRIGGER] > 0)):
+        trigger_areas[rows[i]].append(set(np.flatnonzero(members[i]).tolist()))
     # R6.4: every pawn of a scored area returns, majority and minority alike.
-    pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] == PAWN)
+    pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != HUT)
     pi, pt = pawn.nonzero()
-    zone = TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
+    zone = tiles.TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
     inside = state.area.find(sg[pi], zone) == root[pi]
-    _remove_pawns(state, sg[pi[inside]], pt[inside])
-    return menhir_forests
+    remove_figures(state, sg[pi[inside]], pt[inside])
+    return trigger_areas
+
+
+def _closed_event(spec: Ruleset, forest: bool, bonus: int, fish: int) -> dict:
+    """The start of a completed forest's / river's scoring event (Appendix B names, per ruleset)."""
+    name = spec.area_names[Z_FOREST if forest else Z_RIVER].upper()
+    if forest:
+        return {"type": f"{name}_SCORED", spec.bonus_event_key: bonus}
+    return {"type": f"{name}_SCORED", "fish": fish} if spec.points.river_fish else {"type": f"{name}_SCORED"}
 
 
 # ---------------------------------------------------------------- end of game
 
 
 def _end_game(state: State, g: np.ndarray) -> None:
-    """R8.1: no placeable regular tile left; final scoring (or the pit-trap choice first)."""
+    """R8.1: no placeable regular tile left; final scoring (the ruleset may ask a decision first)."""
     if not len(g):
         return
     state.tile_to_place[g] = -1
-    if state.rules.pit_trap_deer_choice == "player_choice":
-        root = _special_root(state, g, "pit_trap")
-        has = root >= 0
-        if has.any():
-            gp, rp = g[has], root[has]
-            occupants = state.area.occupants[gp, rp]
-            hunted = occupants.sum(-1) > 0
-            lo, hi = _pit_eaten_range(state, gp, rp)
-            ask = hunted & ((hi > lo) | (not state.rules.auto_skip_forced_actions))
-            if ask.any():
-                ga = gp[ask]
-                state.phase[ga] = PIT_TRAP
-                state.current[ga] = majority(occupants[ask]).argmax(-1)  # the first scorer in seat order
-                state.pit_range[ga] = np.stack([lo[ask], hi[ask]], axis=1)
-                done = np.zeros(state.batch_size, dtype=bool)
-                done[ga] = True
-                g = g[~done[g]]
-    _final_scoring(state, g, eaten_in=None)
+    if state.spec.end_game is not None:
+        g = state.spec.end_game(state, g)
+    _final_scoring(state, g, choice=None)
 
 
-def _pit_stats(state: State, g: np.ndarray, root: np.ndarray) -> tuple:
-    """In-range mammoths, aurochs, deer of the pit-trap meadow, and its deer, tigers, fire."""
-    cell = state.tile_cell[g, SPECIAL_TILE["pit_trap"]]
-    rows, zone = _meadow_zones_near(state, g, cell, root)
-    inside = np.zeros((len(g), 4), dtype=np.int64)
-    np.add.at(inside, rows, _live_animals(state, g[rows], zone))
-    counts = state.area.counts[g, root].astype(np.int64)
-    fire = root == _special_root(state, g, "wildfire")
-    return inside, counts[:, DEER], counts[:, TIGER], fire
-
-
-def _pit_eaten_range(state: State, g: np.ndarray, root: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    inside, deer, tigers, fire = _pit_stats(state, g, root)
-    return pit_trap_eaten_range(deer, tigers, deer - inside[:, DEER], inside[:, DEER], fire)
-
-
-def _final_scoring(state: State, g: np.ndarray, eaten_in: np.ndarray | None) -> None:
-    """R8.2: drop gatherers and fishers, score meadows and river systems, name the winners."""
+def _final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:
+    """R8.2: the ruleset's final scoring, then the winners (shared victory, R8.2.4)."""
     if not len(g):
         return
-    # 1. Gatherers and fishers leave without scoring.
-    gi, ti = np.nonzero((state.occupant_seat[g] >= 0) & (state.occupant_kind[g] == PAWN))
-    zone = TILE_ZONE[ti, state.occupant_local[g[gi], ti]]
-    leaving = ZONE_TYPE[zone] != Z_MEADOW
-    _remove_pawns(state, g[gi[leaving]], ti[leaving])
-    # 2. Meadows with hunters (R8.3), the wildfire (R7.17) and the pit trap (R7.15).
-    roots = state.area.all_roots(g)
-    occupants = state.area.occupants[g]
-    hunted = (roots == np.arange(NUM_ZONES)) & (ZONE_TYPE == Z_MEADOW) & (occupants.sum(-1) > 0)
-    rows, root = np.nonzero(hunted)
-    counts = state.area.counts[g[rows], root].astype(np.int64)
-    m, a, d, t = counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER]
-    fire = root == _special_root(state, g, "wildfire")[rows]
-    base = meadow_value(m, a, d, t, fire)
-    bonus = np.zeros_like(base)
-    pit_root = _special_root(state, g, "pit_trap")
-    at_pit = root == pit_root[rows]
-    in_range = np.zeros((len(rows), 4), dtype=np.int64)
-    if at_pit.any():
-        pr = np.flatnonzero(at_pit)
-        inside, *_ = _pit_stats(state, g[rows[pr]], root[pr])
-        in_range[pr] = inside
-        chosen = None if eaten_in is None else eaten_in[rows[pr]]
-        bonus[pr] = pit_trap_bonus(
-            d[pr],
-            t[pr],
-            d[pr] - inside[:, DEER],
-            inside[:, MAMMOTH],
-            inside[:, AUROCHS],
-            inside[:, DEER],
-            fire[pr],
-            chosen,
-        )
-    scorers = majority(occupants[rows, root])
-    np.add.at(state.score, g[rows], (base + bonus)[:, None] * scorers)
-    if state.events is not None:
-        for i in range(len(rows)):
-            who = np.flatnonzero(scorers[i]).tolist()
-            if base[i] > 0:
-                state.events[g[rows[i]]].append(
-                    {
-                        "type": "MEADOW_SCORED",
-                        "scorers": who,
-                        "points": int(base[i]),
-                        "animals": _animal_dict(counts[i, :4]),
-                        "deerEaten": int(deer_eaten(d[i], t[i], fire[i])),
-                    }
-                )
-            if bonus[i] > 0:
-                state.events[g[rows[i]]].append(
-                    {
-                        "type": "PIT_TRAP_SCORED",
-                        "scorers": who,
-                        "points": int(bonus[i]),
-                        "animals": _animal_dict(in_range[i]),
-                    }
-                )
-    # 3. River systems with huts, and the raft (R7.18).
-    roots = state.system.all_roots(g)
-    huts = state.system.occupants[g]
-    with_huts = (roots == np.arange(NUM_ZONES)) & (huts.sum(-1) > 0)
-    rows, root = np.nonzero(with_huts)
-    counts = state.system.counts[g[rows], root].astype(np.int64)
-    fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
-    raft = root == _special_root(state, g, "raft")[rows]
-    value = river_system_value(fish, lakes, raft)
-    scorers = majority(huts[rows, root])
-    np.add.at(state.score, g[rows], value[:, None] * scorers)
-    if state.events is not None:
-        for i in range(len(rows)):
-            who = np.flatnonzero(scorers[i]).tolist()
-            if fish[i] > 0:
-                state.events[g[rows[i]]].append(
-                    {"type": "RIVER_SYSTEM_SCORED", "scorers": who, "points": int(fish[i]), "fish": int(fish[i])}
-                )
-            if raft[i]:
-                state.events[g[rows[i]]].append(
-                    {"type": "RAFT_SCORED", "scorers": who, "points": int(lakes[i]), "lakes": int(lakes[i])}
-                )
-    # 4. Shared victory (R8.2.4).
+    state.spec.final_scoring(state, g, choice)
     state.phase[g] = OVER
     if state.events is not None:
         for x in g:
@@ -748,17 +580,3 @@ def winners(state: State) -> list[list[int]]:
         scores = state.score[x, : state.num_players[x]]
         out.append(np.flatnonzero(scores == scores.max()).tolist())
     return out
-
-
-# ---------------------------------------------------------------- events
-
-
-def _animal_dict(counts: np.ndarray) -> dict[str, int]:
-    return {name: int(c) for name, c in zip(ANIMALS, counts)}
-
-
-def _log(state: State, games: np.ndarray, events) -> None:
-    if state.events is None:
-        return
-    for game, event in zip(games, events):
-        state.events[game].append(event)

@@ -1,72 +1,118 @@
-"""Rule options (RULES.md Appendix A) and board geometry."""
+"""Rule options of a game (its ruleset and flags) and board geometry."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
-from hg_env.core.tiles import DIRECTION_OFFSETS, NUM_TILES
+from hg_env.core.ruleset import DEFAULT_RULESET, Flag, Ruleset, get_ruleset
+from hg_env.core.tiles import DIRECTION_OFFSETS
 
-# With 95 tiles no tile can lie more than 94 steps from the start tile, so a
-# board of this reach is exactly the unbounded table (board_reach=None).
-UNBOUNDED_REACH = NUM_TILES - 1
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MAX_REACH = 128  # boards up to 257 x 257 positions; larger asks for gigabytes per game
 
-_CHOICES = {
-    "hunting_trap_cancel": ("all", "scored_and_pairs"),
-    "hut_targets": ("canonical", "all_water_zones"),
-    "pit_trap_deer_choice": ("maximize", "player_choice"),
+# Flags every ruleset has (docs/rules/hg2020.md Appendix A for their ids); a ruleset adds its own.
+COMMON_FLAGS: dict[str, Flag] = {
+    "auto_skip_forced_actions": Flag(True, doc="R3.7: skip decisions whose only choice is forced"),
 }
 
 
-@dataclass(frozen=True)
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    """An int (or numpy integer, not a bool) in [low, high], as a Python int; ValueError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an int {low}..{high}, got {value!r} ({type(value).__name__})")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be {low}..{high}, got {value}")
+    return int(value)
+
+
 class Rules:
-    """The configuration flags of RULES.md Appendix A, with their defaults."""
+    """The ruleset of a game and its flags, validated and immutable.
 
-    board_reach: int | None = 12  # R4.3; None = unbounded
-    start_rotation: int = 0  # R1.4
-    extra_turn_after_last_tile: bool = True  # R8.1 / Q3
-    hunting_trap_cancel: str = "all"  # R7.10 / Q5
-    wildfire_affects_hunting_trap: bool = False  # R7.12 / Q6
-    hut_targets: str = "canonical"  # R5.7 / Q10
-    pit_trap_deer_choice: str = "maximize"  # R7.15 / Q7
-    auto_skip_forced_actions: bool = True  # R3.7
+    ``Rules(ruleset="hg2020", board_reach=12, start_rotation=0, **flags)``: the
+    common options, then the ruleset's own flags (``Rules.flags_of(ruleset)``
+    lists them with their defaults). Every flag is also an attribute
+    (``rules.hut_targets``). Unknown flags and bad values raise ValueError.
+    """
 
-    def __post_init__(self) -> None:
-        reach = self.board_reach
-        if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 1):
-            raise ValueError(f"board_reach must be an int >= 1 or None, got {reach!r}")
-        if self.start_rotation not in (0, 1, 2, 3) or isinstance(self.start_rotation, bool):
-            raise ValueError(f"start_rotation must be 0, 1, 2 or 3, got {self.start_rotation!r}")
-        for name in ("extra_turn_after_last_tile", "wildfire_affects_hunting_trap", "auto_skip_forced_actions"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name, options in _CHOICES.items():
-            if getattr(self, name) not in options:
-                raise ValueError(f"{name} must be one of {options}, got {getattr(self, name)!r}")
+    __slots__ = ("_values",)
+
+    def __init__(self, ruleset: str = DEFAULT_RULESET, board_reach: int | None = 12, start_rotation: int = 0, **flags):
+        spec = get_ruleset(ruleset)
+        known = {**COMMON_FLAGS, **spec.flags}
+        unknown = sorted(set(flags) - set(known))
+        if unknown:
+            raise ValueError(
+                f"unknown rule flag(s) {unknown} for ruleset {ruleset!r}; known flags: {self.flags_of(ruleset)}"
+            )
+        if board_reach is not None:
+            board_reach = check_int("board_reach", board_reach, 1, MAX_REACH)
+        values: dict[str, Any] = {
+            "ruleset": ruleset,
+            "board_reach": board_reach,
+            "start_rotation": check_int("start_rotation", start_rotation, 0, 3),
+        }
+        for name, flag in known.items():
+            values[name] = flag.check(name, flags.get(name, flag.default))
+        object.__setattr__(self, "_values", values)
 
     @classmethod
     def from_kwargs(cls, **flags: object) -> Rules:
-        """Build from keyword flags, naming any unknown flag in the error."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(flags) - known)
-        if unknown:
-            raise ValueError(f"unknown rule flag(s) {unknown}; known flags: {sorted(known)}")
+        """Build from keyword flags (the ruleset among them), naming any unknown flag in the error."""
         return cls(**flags)  # type: ignore[arg-type]
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+    @staticmethod
+    def flags_of(ruleset: str = DEFAULT_RULESET) -> list[str]:
+        """Every flag a game of this ruleset takes."""
+        return sorted(["ruleset", "board_reach", "start_rotation", *COMMON_FLAGS, *get_ruleset(ruleset).flags])
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no flag {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Rules are immutable: make new ones with Rules(...)")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        return "Rules(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+    def __reduce__(self):  # picklable for worker processes (tournaments): rebuilt from its flags
+        return (_rules_from_dict, (dict(self._values),))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every flag by name, the ruleset included (what records store)."""
+        return dict(self._values)
+
+    @property
+    def spec(self) -> Ruleset:
+        """The ruleset definition (tiles, pieces, points, rule functions)."""
+        return get_ruleset(self._values["ruleset"])
 
     @property
     def reach(self) -> int:
-        return UNBOUNDED_REACH if self.board_reach is None else self.board_reach
+        if self.board_reach is not None:
+            return self.board_reach
+        # With T tiles no tile can lie more than T - 1 steps from the start tile: exactly unbounded.
+        return self.spec.tiles.num_tiles - 1
 
     @property
     def board(self) -> Board:
         return board_geometry(self.reach)
+
+
+def _rules_from_dict(values: dict) -> Rules:
+    return Rules(**values)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,18 +1,42 @@
-"""Point values (R6, R7, R8) as pure vectorised formulas, and majority (R6.1)."""
+"""Point values as pure vectorised formulas, and majority.
+
+Every formula takes the ruleset's ``Points`` (the defaults are Hunters &
+Gatherers 2020, docs/rules/hg2020.md R6-R8); the rule ids below are that
+ruleset's, and the other rulesets' pages say which values they change.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 
-def forest_value(tiles, mushrooms):
-    """R6.2: 2 per tile plus 3 per mushroom group."""
-    return 2 * np.asarray(tiles) + 3 * np.asarray(mushrooms)
+@dataclass(frozen=True)
+class Points:
+    """Point values of one ruleset (defaults: Hunters & Gatherers 2020)."""
+
+    forest_tile: int = 2  # R6.2: per tile of a completed forest (Carcassonne: city)
+    forest_bonus: int = 3  # R6.2: per mushroom group (2002: mushroom patch; Carcassonne: coat of arms)
+    river_tile: int = 1  # R6.3: per tile of a completed river (Carcassonne: road)
+    river_fish: int = 1  # R6.3: per fish in the river and its closing lakes (Carcassonne: 0)
+    mammoth: int = 3  # R8.3 (2002: 2)
+    aurochs: int = 2  # R8.3 (2002: 2)
+    deer: int = 1  # R8.3: per deer not eaten (2002: 2)
+    system_fish: int = 1  # R8.2.3: per fish of a river system with huts
 
 
-def river_value(tiles, fish):
+HG2020 = Points()
+
+
+def forest_value(tiles, bonus, points: Points = HG2020):
+    """R6.2: 2 per tile plus 3 per mushroom group (``points`` for other rulesets)."""
+    return points.forest_tile * np.asarray(tiles) + points.forest_bonus * np.asarray(bonus)
+
+
+def river_value(tiles, fish, points: Points = HG2020):
     """R6.3: 1 per tile plus 1 per fish in the river and the lakes closing it."""
-    return np.asarray(tiles) + np.asarray(fish)
+    return points.river_tile * np.asarray(tiles) + points.river_fish * np.asarray(fish)
 
 
 def deer_eaten(deer, tigers, fire=False):
@@ -20,9 +44,14 @@ def deer_eaten(deer, tigers, fire=False):
     return np.where(fire, 0, np.minimum(deer, tigers))
 
 
-def meadow_value(mammoths, aurochs, deer, tigers, fire=False):
+def animal_value(mammoths, aurochs, deer, points: Points = HG2020):
+    """3 per mammoth, 2 per aurochs, 1 per deer (R8.3), before any deer is eaten."""
+    return points.mammoth * np.asarray(mammoths) + points.aurochs * np.asarray(aurochs) + points.deer * np.asarray(deer)
+
+
+def meadow_value(mammoths, aurochs, deer, tigers, fire=False, points: Points = HG2020):
     """R8.3: 3 per mammoth, 2 per aurochs, 1 per deer not eaten; never negative."""
-    return 3 * np.asarray(mammoths) + 2 * np.asarray(aurochs) + deer - deer_eaten(deer, tigers, fire)
+    return animal_value(mammoths, aurochs, deer, points) - points.deer * deer_eaten(deer, tigers, fire)
 
 
 def pit_trap_bonus(deer, tigers, deer_out, mammoths_in, aurochs_in, deer_in, fire=False, eaten_in=None):
@@ -42,13 +71,13 @@ def pit_trap_eaten_range(deer, tigers, deer_out, deer_in, fire=False):
     return np.maximum(0, eaten - deer_out), np.minimum(eaten, deer_in)
 
 
-def river_system_value(fish, lakes, raft=False):
+def river_system_value(fish, lakes, raft=False, points: Points = HG2020):
     """R8.2.3 / R7.18: 1 per fish, plus 1 per lake when the system holds the raft."""
-    return np.asarray(fish) + np.where(raft, lakes, 0)
+    return points.system_fish * np.asarray(fish) + np.where(raft, lakes, 0)
 
 
 def logboat_value(lakes):
-    """R7.5: 2 per lake of the logboat's river system."""
+    """R7.5: 2 points per lake of the logboat's river system."""
     return 2 * np.asarray(lakes)
 
 

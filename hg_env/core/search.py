@@ -38,41 +38,33 @@ meadows).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import lake_members, popcount, tile_sets
 from hg_env.core.rules import MAX_PLAYERS
+from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
-from hg_env.core.state import HUT, OCCUPY, OVER, PAWN, RETAKE, State
+from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_tiles
 from hg_env.core.tiles import (
     AUROCHS,
+    C_BONUS,
     C_FISH,
     C_LAKES,
-    C_MUSHROOMS,
-    COMPAT,
     DEER,
     FOREST,
-    KIND_MENHIR,
+    KIND_EXTRA,
     KIND_REGULAR,
-    LAKE_FISH,
     MAMMOTH,
-    NUM_TILES,
-    NUM_ZONES,
-    REGULAR_TILES,
     RIVER,
-    SIDE_TYPE,
-    SIDE_ZONES,
-    SPECIAL_TILE,
-    SPECIAL_ZONE,
     TIGER,
-    TILE_KIND,
-    TILE_ZONE,
     Z_FOREST,
     Z_MEADOW,
     Z_RIVER,
-    ZONE_TYPE,
+    TileSet,
 )
 
 # Constants of the estimate (see the module docstring).
@@ -82,8 +74,16 @@ SYSTEM_GROWTH = 0.3
 PAWN_VALUE = 3.0
 HOLE_FITS = 2  # an open side facing a hole that fewer undrawn tiles fit scales p_close down (0: off)
 
-FITS_ANY = COMPAT.any(-1)  # [tile, need code] the tile fits a position with this need in some rotation
-FITS_SETS = tile_sets(FITS_ANY.T)  # [need code, TILE_WORDS] the same as tile bitsets
+
+@cache
+def fits_sets(tiles: TileSet) -> np.ndarray:
+    """[need code, TILE_WORDS] bitsets of the tiles that fit a position with this need in some rotation."""
+    return tile_sets(tiles.COMPAT.any(-1).T)
+
+
+def regular_deck_size(state: State) -> int:
+    """Tiles in a full regular deck of the ruleset (78 in both Hunters & Gatherers editions)."""
+    return len(deck_tiles(state.spec, state.rules)[0])
 
 
 def sorted_unique(keys: np.ndarray) -> np.ndarray:
@@ -96,42 +96,47 @@ def sorted_unique(keys: np.ndarray) -> np.ndarray:
 
 
 def hidden_tiles(state: State, game: int) -> tuple[np.ndarray, np.ndarray]:
-    """The regular and menhir tiles still in the decks of one game, from public information only.
+    """The regular and extra (menhir, bonus) tiles still in the decks of one game, from public information only.
 
     A tile is still in its deck iff it is not on the board, not discarded and
     not the tile to place; the counts must equal the public deck sizes.
     """
-    unseen = (state.tile_cell[game] < 0) & ~state.discarded[game]
+    kind = state.spec.tiles.TILE_KIND
+    unseen = (state.tile_cell[game] < 0) & ~state.discarded[game] & state.dealt[game]
     if state.tile_to_place[game] >= 0:
         unseen[state.tile_to_place[game]] = False
-    regular = np.flatnonzero(unseen & (TILE_KIND == KIND_REGULAR))
-    menhir = np.flatnonzero(unseen & (TILE_KIND == KIND_MENHIR))
-    return regular, menhir
+    return np.flatnonzero(unseen & (kind == KIND_REGULAR)), np.flatnonzero(unseen & (kind == KIND_EXTRA))
 
 
 def redeal(state: State, rng: np.random.Generator) -> None:
-    """Reshuffle the undrawn part of every game's regular and menhir decks, in place.
+    """Reshuffle the undrawn part of every game's regular and extra decks, in place.
 
     Only public information is used (``hidden_tiles``); the tiles already drawn,
-    the deck sizes and everything on the board stay as they are.
+    the deck sizes and everything on the board stay as they are. Tiles with a
+    lower deal rank (``Ruleset.deal_rank``: the Carcassonne river before the land
+    tiles, its lake last) stay ahead of the others, as the rules deal them.
     """
-    unseen = (state.tile_cell < 0) & ~state.discarded
+    spec = state.spec
+    kind = spec.tiles.TILE_KIND
+    rank = None if spec.deal_rank is None else spec.deal_rank(spec.tiles, state.rules)
+    unseen = (state.tile_cell < 0) & ~state.discarded & state.dealt
     rows = np.flatnonzero(state.tile_to_place >= 0)
     unseen[rows, state.tile_to_place[rows]] = False
-    for kind, deck, nxt, length in (
+    for deck_kind, deck, nxt, length in (
         (KIND_REGULAR, state.regular_deck, state.regular_next, state.regular_len),
-        (KIND_MENHIR, state.menhir_deck, state.menhir_next, state.menhir_len),
+        (KIND_EXTRA, state.extra_deck, state.extra_next, state.extra_len),
     ):
-        hidden = unseen & (kind == TILE_KIND)
+        hidden = unseen & (deck_kind == kind)
         count = hidden.sum(1)
         left = (length - nxt).astype(np.int64)
         if not np.array_equal(count, left):
             bad = int(np.flatnonzero(count != left)[0])
             raise ValueError(f"game {bad}: {count[bad]} unseen tiles but the deck holds {left[bad]}")
-        # Random keys, hidden tiles first: each row's first `count` entries are a uniform shuffle.
-        keys = np.where(hidden, rng.random(hidden.shape), 2.0)
+        # Random keys, hidden tiles first: each row's first `count` entries are a uniform shuffle (per rank).
+        keys = rng.random(hidden.shape) if rank is None else rank + rng.random(hidden.shape)
+        keys = np.where(hidden, keys, np.inf)
         order = np.argsort(keys, axis=1, kind="stable")
-        g, k = np.nonzero(np.arange(NUM_TILES)[None, :] < count[:, None])
+        g, k = np.nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
         deck[g, nxt[g] + k] = order[g, k]
 
 
@@ -147,22 +152,25 @@ def plain_copy(state: State, rows: np.ndarray | None = None) -> State:
 # ---------------------------------------------------------------- the estimate
 
 
-def _special_root(state: State, part, power: str) -> np.ndarray:
+def special_root(state: State, part, power: str) -> np.ndarray:
     """[B] root of a special power's zone, -1 where its tile is not on the board."""
-    zone = SPECIAL_ZONE[power]
+    tiles = state.spec.tiles
+    zone = tiles.SPECIAL_ZONE[power]
     games = np.arange(state.batch_size)
-    placed = state.tile_cell[:, SPECIAL_TILE[power]] >= 0
+    placed = state.tile_cell[:, tiles.SPECIAL_TILE[power]] >= 0
     return np.where(placed, part.find(games, np.full(state.batch_size, zone)), -1)
 
 
-def _occupied_roots(state: State, part, kind: int, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(game, root) pairs, each once, of the areas (or systems) holding an occupant of this kind."""
-    g, t = np.nonzero((state.occupant_seat >= 0) & (state.occupant_kind == kind) & live[:, None])
+def _occupied_roots(state: State, part, huts: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a hut)."""
+    kind_ok = (state.occupant_kind == HUT) if huts else (state.occupant_kind != HUT)
+    g, t = np.nonzero((state.occupant_seat >= 0) & kind_ok & live[:, None])
     if not len(g):
         return g, t
-    roots = part.find(g, TILE_ZONE[t, state.occupant_local[g, t]])
-    pairs = sorted_unique(g.astype(np.int64) * NUM_ZONES + roots)
-    return pairs // NUM_ZONES, pairs % NUM_ZONES
+    num_zones = state.spec.tiles.num_zones
+    roots = part.find(g, state.spec.tiles.TILE_ZONE[t, state.occupant_local[g, t]])
+    pairs = sorted_unique(g.astype(np.int64) * num_zones + roots)
+    return pairs // num_zones, pairs % num_zones
 
 
 def close_probability(open_connections: np.ndarray, tiles_left: np.ndarray) -> np.ndarray:
@@ -178,7 +186,7 @@ def tiles_left(state: State) -> np.ndarray:
     Counting the tile in hand keeps the estimate the same just before and just
     after a turn ends (the next draw does not change it)."""
     held = state.tile_to_place >= 0
-    in_hand = held & (TILE_KIND[np.maximum(state.tile_to_place, 0)] == KIND_REGULAR)
+    in_hand = held & (state.spec.tiles.TILE_KIND[np.maximum(state.tile_to_place, 0)] == KIND_REGULAR)
     return (state.regular_len - state.regular_next + in_hand).astype(np.float64)
 
 
@@ -189,7 +197,9 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     the empty position the side faces; a side facing a hole no such tile fits
     (or the board edge) can never close, which makes the factor 0.
     """
-    factor = np.ones((len(games), NUM_ZONES))
+    tiles = state.spec.tiles
+    num_zones = tiles.num_zones
+    factor = np.ones((len(games), num_zones))
     if HOLE_FITS <= 0:
         return factor
     row, t = np.nonzero(state.tile_cell[games] >= 0)
@@ -199,44 +209,60 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     rows, zones, holes = [], [], []
     for d in range(4):
         nb = state.board.neighbor[cell, d]
-        kind = SIDE_TYPE[t, rot, d]
+        kind = tiles.SIDE_TYPE[t, rot, d]
         empty = (nb < 0) | (state.board_tile[b, np.maximum(nb, 0)] < 0)
         sel = ((kind == FOREST) | (kind == RIVER)) & empty
         rows.append(row[sel])
-        zones.append(SIDE_ZONES[t[sel], rot[sel], d, 1])
+        zones.append(tiles.SIDE_ZONES[t[sel], rot[sel], d, 1])
         holes.append(nb[sel])
     r, z, hole = np.concatenate(rows), np.concatenate(zones), np.concatenate(holes)
     if not len(r):
         return factor
     root = state.area.find(games[r], z)
     cells = state.board.num_cells + 1
-    keys = sorted_unique((r.astype(np.int64) * NUM_ZONES + root) * cells + hole + 1)  # each side's hole once
+    keys = sorted_unique((r.astype(np.int64) * num_zones + root) * cells + hole + 1)  # each side's hole once
     hole = keys % cells - 1
-    r, root = np.divmod(keys // cells, NUM_ZONES)
+    r, root = np.divmod(keys // cells, num_zones)
     # Tiles still to come as bitsets, per game (hand tile included); fits = popcount(unseen & fits the hole).
-    unseen = tile_sets((state.tile_cell[games] < 0) & ~state.discarded[games] & (TILE_KIND == KIND_REGULAR))
-    fits = popcount(unseen[r] & FITS_SETS[state.need[games[r], np.maximum(hole, 0)]])
+    unseen = tile_sets((state.tile_cell[games] < 0) & ~state.discarded[games] & (tiles.TILE_KIND == KIND_REGULAR))
+    fits = popcount(unseen[r] & fits_sets(tiles)[state.need[games[r], np.maximum(hole, 0)]])
     fits = np.where(hole < 0, 0, fits)  # open towards the board edge
     np.multiply.at(factor, (r, root), np.minimum(1.0, fits / HOLE_FITS))
     return factor
 
 
-def _area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
-    """Expected value of the (game, root) areas of the area partition to their pawn majority."""
-    kind = ZONE_TYPE[z]
-    counts = state.area.counts[g, z].astype(np.float64)
-    tiles = popcount(state.area.tiles[g, z]).astype(np.float64)
-    open_ = state.area.open[g, z].astype(np.float64)
-    fish = counts[:, C_FISH] + lake_members(state.area.lakes[g, z]).astype(np.float64) @ LAKE_FISH
-    fire = z == _special_root(state, state.area, "wildfire")[g]
-    meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire)
-    p = close_probability(open_, left)
+def completion_probability(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Estimated chance that the (game, root) forests / rivers (cities, roads) get completed."""
+    p = close_probability(state.area.open[g, z].astype(np.float64), left)
     if HOLE_FITS > 0:
         games, row = np.unique(g, return_inverse=True)
         p = p * hole_factors(state, games)[row, z]
+    return p
+
+
+def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Expected value of the (game, root) areas of the area partition to their pawn majority
+    (Hunters & Gatherers; a ruleset may value its areas its own way: ``Ruleset.estimate_areas``)."""
+    spec = state.spec
+    if spec.estimate_areas is not None:
+        return spec.estimate_areas(state, g, z, left)
+    tiles, points = spec.tiles, spec.points
+    kind = tiles.ZONE_TYPE[z]
+    counts = state.area.counts[g, z].astype(np.float64)
+    count = popcount(state.area.tiles[g, z]).astype(np.float64)
+    fish = (
+        counts[:, C_FISH] + lake_members(state.area.lakes[g, z], tiles.num_lakes).astype(np.float64) @ tiles.LAKE_FISH
+    )
+    fire = (
+        np.zeros(len(z), dtype=bool)
+        if spec.fire_power is None
+        else z == special_root(state, state.area, spec.fire_power)[g]
+    )
+    meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
+    p = completion_probability(state, g, z, left)
     return np.select(
         [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
-        [p * forest_value(tiles, counts[:, C_MUSHROOMS]), p * river_value(tiles, fish), meadow],
+        [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
         0.0,
     )
 
@@ -244,9 +270,17 @@ def _area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -
 def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Expected value of the (game, root) river systems to their hut majority."""
     counts = state.system.counts[g, z].astype(np.float64)
-    raft = z == _special_root(state, state.system, "raft")[g]
-    value = counts[:, C_FISH] + np.where(raft, counts[:, C_LAKES], 0.0)
-    return value + SYSTEM_GROWTH * state.system.open[g, z] * left / len(REGULAR_TILES)
+    value = state.spec.points.system_fish * counts[:, C_FISH]
+    if "raft" in state.spec.powers:
+        raft = z == special_root(state, state.system, "raft")[g]
+        value = value + np.where(raft, counts[:, C_LAKES], 0.0)
+    return value + SYSTEM_GROWTH * state.system.open[g, z] * left / regular_deck_size(state)
+
+
+def _returns_to_supply(state: State, z: np.ndarray) -> np.ndarray:
+    """The (closed) areas z are forests or rivers (cities, roads): their figures come back when scored."""
+    kind = state.spec.tiles.ZONE_TYPE[z]
+    return (kind == Z_FOREST) | (kind == Z_RIVER)
 
 
 def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.ndarray:
@@ -261,21 +295,22 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     est = state.score.astype(np.float64)
     live = (state.phase != OVER) & keep
     left = tiles_left(state)
-    frac = left / len(REGULAR_TILES)
+    frac = left / regular_deck_size(state)
 
     # Pawns: forests, rivers (expected completion) and meadows (final scoring).
-    g, z = _occupied_roots(state, state.area, PAWN, live)
+    g, z = _occupied_roots(state, state.area, False, live)
     if len(g):
         pawns = state.area.occupants[g, z]
-        np.add.at(est, g, _area_values(state, g, z, left[g])[:, None] * majority(pawns))
+        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * majority(pawns))
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
-        closed = (state.area.open[g, z] == 0) & (ZONE_TYPE[z] != Z_MEADOW)
+        closed = (state.area.open[g, z] == 0) & _returns_to_supply(state, z)
         np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
 
     # Huts: river systems score at the end whatever their state.
-    g, z = _occupied_roots(state, state.system, HUT, live)
-    if len(g):
-        np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(state.system.occupants[g, z]))
+    if state.system is not None:
+        g, z = _occupied_roots(state, state.system, True, live)
+        if len(g):
+            np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(state.system.occupants[g, z]))
 
     est += PAWN_VALUE * state.supply[:, :, PAWN] * (frac * live)[:, None]
     seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
@@ -291,11 +326,14 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     placer the sole majority: the placer gains that area's value, and a pawn
     leaves the supply unless its forest or river is closed (it comes back in
     T5). Equals the estimate after stepping the choice, up to the pit-trap bonus.
+    Taking a figure back (the Carcassonne abbot) is valued by stepping it.
 
     Returns ``(games, actions, estimates)``, one row per (game, choice), ``none`` included.
     """
     rows = np.asarray(rows, dtype=np.intp)
-    layout = action_layout(state.rules.reach)
+    tiles = state.spec.tiles
+    layout = action_layout(state.rules)
+    piece_of, local_of, system_of, _ = engine.occupant_columns(state.spec)
     base = estimated_final_scores(state, rows)
     local, target = np.nonzero(state.occupy_mask[rows])
     g = rows[local]
@@ -303,22 +341,33 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     left = tiles_left(state)[g]
     gain = np.zeros(len(g))
-    pawn = target < 8
-    if pawn.any():
-        gp, zone = g[pawn], TILE_ZONE[tile[pawn], target[pawn]]
-        root = state.area.find(gp, zone)
-        closed = (state.area.open[gp, root] == 0) & (ZONE_TYPE[root] != Z_MEADOW)
-        supply = np.where(closed, 0.0, PAWN_VALUE * left[pawn] / len(REGULAR_TILES))
-        gain[pawn] = _area_values(state, gp, root, left[pawn]) - supply
-    hut = ~pawn
-    if hut.any():
-        gh, zone = g[hut], TILE_ZONE[tile[hut], target[hut] - 8]
-        gain[hut] = _system_values(state, gh, state.system.find(gh, zone), left[hut])
+    zone = tiles.TILE_ZONE[tile, local_of[target]]
+    in_area = ~system_of[target]
+    if in_area.any():
+        ga = g[in_area]
+        root = state.area.find(ga, zone[in_area])
+        closed = (state.area.open[ga, root] == 0) & _returns_to_supply(state, root)
+        pays = (piece_of[target[in_area]] == PAWN) & ~closed
+        supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
+        gain[in_area] = area_values(state, ga, root, left[in_area]) - supply
+    if (~in_area).any():
+        gh = g[~in_area]
+        gain[~in_area] = _system_values(state, gh, state.system.find(gh, zone[~in_area]), left[~in_area])
     est = base[local]
     est[np.arange(len(g)), actor] += gain
-    games = np.concatenate([rows, g])
-    actions = np.concatenate([np.full(len(rows), layout.none), layout.pawn + target])
-    estimates = np.concatenate([base, est])
+    games = [rows, g]
+    actions = [np.full(len(rows), layout.none), layout.occupy + target]
+    estimates = [base, est]
+    if state.spec.recall is not None:  # taking a figure back: step it on copies
+        gi, ti = np.nonzero(engine.own_figures(state, rows, state.spec.retake_piece))
+        if len(gi):
+            recall = layout.retake + state.tile_cell[rows[gi], ti].astype(np.int64)
+            kids = plain_copy(state, rows[gi])
+            engine.step(kids, recall)
+            games.append(rows[gi])
+            actions.append(recall)
+            estimates.append(estimated_final_scores(kids))
+    games, actions, estimates = np.concatenate(games), np.concatenate(actions), np.concatenate(estimates)
     order = np.argsort(games, kind="stable")
     return games[order], actions[order], estimates[order]
 
@@ -326,7 +375,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
 def win_transform(est: np.ndarray, state: State, rows: np.ndarray, scale: float = 10.0) -> np.ndarray:
     """[n, 5] values in [0, 1] from estimated final scores ``est`` of games ``rows``: see ``win_values``."""
     over = state.phase[rows] == OVER
-    frac = tiles_left(state)[rows] / len(REGULAR_TILES)
+    frac = tiles_left(state)[rows] / regular_deck_size(state)
     spread = scale * (1.0 + 2.0 * frac) / 3.0
     diff = est[:, :, None] - est[:, None, :]  # [n, p, q]
     soft = 1.0 / (1.0 + np.exp(-diff / spread[:, None, None]))
@@ -477,7 +526,7 @@ def lookahead_features(
     games, actions, own, opponents = move_values(state, rng, seats)
     # The estimate reads which tiles are left, not their order: the real state gives the re-deal's.
     own_now, opponents_now = own_and_opponents(estimated_final_scores(state), seats, state.num_players)
-    gains = np.zeros((state.batch_size, len(LOOKAHEAD_FEATURES), action_layout(state.rules.reach).size), np.float32)
+    gains = np.zeros((state.batch_size, len(LOOKAHEAD_FEATURES), action_layout(state.rules).size), np.float32)
     gains[games, 0, actions] = own - own_now[games]
     gains[games, 1, actions] = opponents - opponents_now[games]
     return gains, np.stack([own_now, opponents_now], 1).astype(np.float32)

@@ -7,53 +7,52 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from hg_env.core.areas import AREA_TEMPLATE, SYSTEM_TEMPLATE, Partition
+from hg_env.core.areas import Partition
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Board, Rules
-from hg_env.core.tiles import MENHIR_TILES, NUM_TILES, NUM_ZONES, REGULAR_TILES
+from hg_env.core.ruleset import ABBOT, HUT, NUM_PIECES, PAWN, Ruleset  # noqa: F401  (piece ids, re-exported)
+from hg_env.core.tiles import KIND_EXTRA, KIND_REGULAR
 
 # Phases: the decision a game waits for (R3.7). OVER: final scores are in.
 PLACE, RETAKE, OCCUPY, PIT_TRAP, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("place", "retake", "occupy", "pit_trap", "over")
 
-PAWN, HUT = 0, 1
-PAWNS_PER_PLAYER, HUTS_PER_PLAYER = 5, 3  # R1.2
-NUM_OCCUPY_TARGETS = 18  # pawn on local zone 0-7, hut on local zone 0-9
-
 
 @dataclass
 class State:
-    """B games. Every array's first axis is the game; ``rules`` is shared."""
+    """B games of one ruleset. Every array's first axis is the game; ``rules`` is shared.
+
+    T below is the ruleset's number of tiles, Z its number of zones, N the board's cells."""
 
     rules: Rules
     num_players: np.ndarray  # [B] int8 players in the game (2-5)
     phase: np.ndarray  # [B] int8 PLACE / RETAKE / OCCUPY / PIT_TRAP / OVER
     current: np.ndarray  # [B] int8 seat whose decision it is
     tile_to_place: np.ndarray  # [B] int8 drawn tile, -1 when none
-    extra_turn: np.ndarray  # [B] bool the current turn is a menhir extra turn (R3.3)
+    extra_turn: np.ndarray  # [B] bool the current turn is an extra-tile turn (menhir / bonus tile, R3.3)
     last_cell: np.ndarray  # [B] int16 cell of the tile placed last, -1 before any
     decisions: np.ndarray  # [B] int32 decisions taken so far
     board_tile: np.ndarray  # [B, N] int8 tile at each cell, -1 empty
     board_rot: np.ndarray  # [B, N] int8 rotation of that tile
-    need: np.ndarray  # [B, N] uint16 need code of each cell (tiles.COMPAT), +256 occupied
-    tile_cell: np.ndarray  # [B, 95] int16 cell of each tile, -1 when not on the board
-    discarded: np.ndarray  # [B, 95] bool tile drawn and discarded as unplaceable (R4.4)
-    dealt: np.ndarray  # [B, 95] bool tile dealt into one of the decks
-    regular_deck: np.ndarray  # [B, 78] int8 regular deck in draw order, -1 padding
+    need: np.ndarray  # [B, N] uint16 need code of each cell (TileSet.COMPAT), + occupied flag
+    tile_cell: np.ndarray  # [B, T] int16 cell of each tile, -1 when not on the board
+    discarded: np.ndarray  # [B, T] bool tile drawn and discarded as unplaceable (R4.4)
+    dealt: np.ndarray  # [B, T] bool tile dealt into one of the decks
+    regular_deck: np.ndarray  # [B, R] int8 regular deck in draw order, -1 padding
     regular_len: np.ndarray  # [B] int16 tiles in the regular deck
     regular_next: np.ndarray  # [B] int16 index of the next regular tile to draw
-    menhir_deck: np.ndarray  # [B, 16] int8 menhir deck in draw order, -1 padding
-    menhir_len: np.ndarray  # [B] int16
-    menhir_next: np.ndarray  # [B] int16
-    area: Partition  # forest / meadow / river areas, pawns per seat
-    system: Partition  # river systems, huts per seat
+    extra_deck: np.ndarray  # [B, E] int8 extra deck (menhir / bonus tiles) in draw order, -1 padding
+    extra_len: np.ndarray  # [B] int16
+    extra_next: np.ndarray  # [B] int16
+    area: Partition  # forest / meadow / river areas (cities, fields, roads), pawns per seat
+    system: Partition | None  # river systems, huts per seat (rulesets with huts)
     cancelled: np.ndarray  # [B, Z, 4] int8 animals of each zone cancelled by the hunting trap
-    occupant_seat: np.ndarray  # [B, 95] int8 owner of the occupant on each tile, -1 none (R5.2)
-    occupant_kind: np.ndarray  # [B, 95] int8 PAWN / HUT
-    occupant_local: np.ndarray  # [B, 95] int8 local zone it stands on
-    supply: np.ndarray  # [B, 5, 2] int8 pawns and huts in each seat's supply
+    occupant_seat: np.ndarray  # [B, T] int8 owner of the occupant on each tile, -1 none (R5.2)
+    occupant_kind: np.ndarray  # [B, T] int8 PAWN / HUT / ABBOT
+    occupant_local: np.ndarray  # [B, T] int8 local zone it stands on
+    supply: np.ndarray  # [B, 5, 3] int8 pawns, huts and abbots in each seat's supply
     score: np.ndarray  # [B, 5] int32 points per seat
     place_mask: np.ndarray  # [B, N, 4] bool legal (cell, rotation) for the drawn tile
-    occupy_mask: np.ndarray  # [B, 18] bool legal occupants on the tile just placed
+    occupy_mask: np.ndarray  # [B, K] bool legal occupants on the tile just placed (Ruleset.occupy_width)
     pit_range: np.ndarray  # [B, 2] int8 pit-trap choice: lowest and highest in-range deer eaten
     events: list[list[dict]] | None  # per game event log (Appendix B), None when off
 
@@ -64,6 +63,15 @@ class State:
     @property
     def board(self) -> Board:
         return self.rules.board
+
+    @property
+    def spec(self) -> Ruleset:
+        """The ruleset of these games (tiles, pieces, points, rule functions)."""
+        return self.rules.spec
+
+    def partitions(self) -> dict[str, Partition]:
+        """The partitions present: ``area``, and ``system`` for rulesets with huts."""
+        return {"area": self.area} if self.system is None else {"area": self.area, "system": self.system}
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every batched array, partitions flattened as ``area.parent`` etc."""
@@ -113,16 +121,30 @@ class State:
         return sum(a.nbytes for a in self.arrays().values()) // self.batch_size
 
 
+def deck_tiles(spec: Ruleset, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles of the regular deck and of the extra deck (menhir / bonus tiles) of a game."""
+    if spec.deck_tiles is not None:
+        return spec.deck_tiles(spec.tiles, rules)
+    return spec.tiles.tiles_of_kind(KIND_REGULAR), spec.tiles.tiles_of_kind(KIND_EXTRA)
+
+
 def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = True) -> State:
     """B games before setup: empty boards, full supplies, no decks."""
-    num_players = np.asarray(num_players, dtype=np.int8)
-    bad = (num_players < MIN_PLAYERS) | (num_players > MAX_PLAYERS)
+    num_players = np.asarray(num_players)
+    if num_players.dtype.kind not in "iu":
+        raise ValueError(f"num_players must be ints {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players.tolist()!r}")
+    bad = (num_players < MIN_PLAYERS) | (num_players > MAX_PLAYERS)  # checked before the int8 cast
     if bad.any():
         raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players[bad][0]}")
-    b, n = len(num_players), rules.board.num_cells
-    supply = np.zeros((b, MAX_PLAYERS, 2), dtype=np.int8)
+    num_players = num_players.astype(np.int8)
+    spec = rules.spec
+    tiles = spec.tiles
+    regular, extra = deck_tiles(spec, rules)
+    b, n, t = len(num_players), rules.board.num_cells, tiles.num_tiles
+    supply = np.zeros((b, MAX_PLAYERS, NUM_PIECES), dtype=np.int8)
     seated = np.arange(MAX_PLAYERS)[None, :] < num_players[:, None]
-    supply[seated] = (PAWNS_PER_PLAYER, HUTS_PER_PLAYER)
+    supply[seated] = spec.pieces
+    areas = spec.areas
     return State(
         rules=rules,
         num_players=num_players,
@@ -135,25 +157,25 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         board_tile=np.full((b, n), -1, dtype=np.int8),
         board_rot=np.zeros((b, n), dtype=np.int8),
         need=np.zeros((b, n), dtype=np.uint16),
-        tile_cell=np.full((b, NUM_TILES), -1, dtype=np.int16),
-        discarded=np.zeros((b, NUM_TILES), dtype=bool),
-        dealt=np.zeros((b, NUM_TILES), dtype=bool),
-        regular_deck=np.full((b, len(REGULAR_TILES)), -1, dtype=np.int8),
+        tile_cell=np.full((b, t), -1, dtype=np.int16),
+        discarded=np.zeros((b, t), dtype=bool),
+        dealt=np.zeros((b, t), dtype=bool),
+        regular_deck=np.full((b, len(regular)), -1, dtype=np.int8),
         regular_len=np.zeros(b, dtype=np.int16),
         regular_next=np.zeros(b, dtype=np.int16),
-        menhir_deck=np.full((b, len(MENHIR_TILES)), -1, dtype=np.int8),
-        menhir_len=np.zeros(b, dtype=np.int16),
-        menhir_next=np.zeros(b, dtype=np.int16),
-        area=Partition.from_template(AREA_TEMPLATE, b),
-        system=Partition.from_template(SYSTEM_TEMPLATE, b),
-        cancelled=np.zeros((b, NUM_ZONES, 4), dtype=np.int8),
-        occupant_seat=np.full((b, NUM_TILES), -1, dtype=np.int8),
-        occupant_kind=np.zeros((b, NUM_TILES), dtype=np.int8),
-        occupant_local=np.zeros((b, NUM_TILES), dtype=np.int8),
+        extra_deck=np.full((b, len(extra)), -1, dtype=np.int8),
+        extra_len=np.zeros(b, dtype=np.int16),
+        extra_next=np.zeros(b, dtype=np.int16),
+        area=Partition.from_template(areas.area_template, b),
+        system=Partition.from_template(areas.system_template, b) if spec.has_systems else None,
+        cancelled=np.zeros((b, tiles.num_zones, 4), dtype=np.int8),
+        occupant_seat=np.full((b, t), -1, dtype=np.int8),
+        occupant_kind=np.zeros((b, t), dtype=np.int8),
+        occupant_local=np.zeros((b, t), dtype=np.int8),
         supply=supply,
         score=np.zeros((b, MAX_PLAYERS), dtype=np.int32),
         place_mask=np.zeros((b, n, 4), dtype=bool),
-        occupy_mask=np.zeros((b, NUM_OCCUPY_TARGETS), dtype=bool),
+        occupy_mask=np.zeros((b, spec.occupy_width), dtype=bool),
         pit_range=np.zeros((b, 2), dtype=np.int8),
         events=[[] for _ in range(b)] if record_events else None,
     )
@@ -161,7 +183,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
 
 def _is_tile_id(t: object) -> bool:
     """An int (a bool or a float such as 3.7 is no tile id)."""
-    return isinstance(t, (int, np.integer)) and not isinstance(t, bool)
+    return isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_))
 
 
 def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
@@ -170,12 +192,13 @@ def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
         tiles = list(deck)  # type: ignore[call-overload]
     except TypeError:
         tiles = None
-    if tiles is None or isinstance(deck, str) or not all(_is_tile_id(t) for t in tiles):
+    if tiles is None or isinstance(deck, (str, bytes, dict)) or not all(_is_tile_id(t) for t in tiles):
         raise ValueError(f"{name} must be a list of tile ids, got {deck!r}")
     tiles = [int(t) for t in tiles]
-    wrong = [t for t in tiles if t not in set(allowed.tolist())]
+    allowed_set = set(allowed.tolist())
+    wrong = [t for t in tiles if t not in allowed_set]
     if wrong:
-        raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles")
+        raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles of this ruleset")
     if len(set(tiles)) != len(tiles):
         dup = sorted({t for t in tiles if tiles.count(t) > 1})
         raise ValueError(f"{name} holds tile(s) {dup} more than once")
@@ -186,20 +209,25 @@ def deal_decks(
     state: State,
     seeds: list[int | None] | None = None,
     regular_decks: list | None = None,
-    menhir_decks: list | None = None,
+    extra_decks: list | None = None,
 ) -> None:
     """Fill each game's decks: given orders where given, else shuffled from its seed (R1.5)."""
+    spec, rules = state.spec, state.rules
+    regular_tiles, extra_tiles = deck_tiles(spec, rules)
+    extra_name = f"{spec.extra_deck or 'extra'}_deck"
     for i in range(state.batch_size):
         rng = np.random.default_rng(None if seeds is None else seeds[i])
-        regular = rng.permutation(REGULAR_TILES)
-        menhir = rng.permutation(MENHIR_TILES)
+        if spec.deal is not None:
+            regular, extra = spec.deal(spec.tiles, rules, rng)
+        else:
+            regular, extra = rng.permutation(regular_tiles), rng.permutation(extra_tiles)
         if regular_decks is not None and regular_decks[i] is not None:
-            regular = check_deck(regular_decks[i], REGULAR_TILES, "regular_deck")
-        if menhir_decks is not None and menhir_decks[i] is not None:
-            menhir = check_deck(menhir_decks[i], MENHIR_TILES, "menhir_deck")
+            regular = check_deck(regular_decks[i], regular_tiles, "regular_deck")
+        if extra_decks is not None and extra_decks[i] is not None:
+            extra = check_deck(extra_decks[i], extra_tiles, extra_name)
         state.regular_deck[i, : len(regular)] = regular
         state.regular_len[i] = len(regular)
-        state.menhir_deck[i, : len(menhir)] = menhir
-        state.menhir_len[i] = len(menhir)
+        state.extra_deck[i, : len(extra)] = extra
+        state.extra_len[i] = len(extra)
         state.dealt[i, regular] = True
-        state.dealt[i, menhir] = True
+        state.dealt[i, extra] = True

@@ -1,215 +1,263 @@
-"""The tile catalogue, compiled once at import into numpy lookup tables.
+"""Tile catalogues compiled once into numpy lookup tables (``TileSet``), and the codes they share.
 
-The catalogue file ``hg_env/data/hg2020_tiles.json`` holds the 95 tiles as facts
-(RULES.md §2). Rules never branch on tile ids: they look things up here.
+Every ruleset ships a catalogue file in ``hg_env/data/`` (tiles as facts: sides,
+zones, contents). ``TileSet`` compiles one into the tables the engine reads;
+rules never branch on tile ids: they look things up here.
 
-Index conventions
------------------
-* Directions (R2.2): ``N=0, E=1, S=2, W=3``; ``opposite(d) = (d + 2) % 4``.
+Index conventions (shared by every ruleset)
+-------------------------------------------
+* Directions: ``N=0, E=1, S=2, W=3``; ``opposite(d) = (d + 2) % 4``.
 * A tile placed with rotation ``r`` shows, in direction ``d``, its printed side
   ``(d - r) % 4``.
-* Side terrain codes: ``0`` nothing (empty position), ``1`` meadow, ``2`` forest,
-  ``3`` river.
+* Side terrain codes: ``0`` nothing (empty position), ``1`` meadow / field,
+  ``2`` forest / city, ``3`` river / road, ``4`` water (the Carcassonne river).
 * Zones: every (tile, local zone) pair gets a compact index ``z`` in
-  ``0 .. NUM_ZONES-1`` (408 for the 2020 tiles). Each tile is on the board at
-  most once, so ``z`` also names the zone on the board. The global zone id of
-  RULES.md R2.4 is ``10 * ZONE_TILE[z] + ZONE_LOCAL[z]``.
-* A side is three zone slots, the clockwise order along it (R2.11)::
+  ``0 .. num_zones-1``. Each tile is on the board at most once, so ``z`` also
+  names the zone on the board. The global zone id is ``10 * tile + local``.
+* A side is three zone slots, in clockwise order along it::
 
       slot:        0        1        2
-      river side   meadow1  river    meadow2
+      split side   meadow1  river    meadow2      (river or road: the meadows / fields on its banks)
       other side   -1       zone     -1
 
   Two matching sides A (facing d) and B (facing opposite(d)) connect
-  ``A[1]-B[1]``, ``A[0]-B[2]`` and ``A[2]-B[0]`` (R2.13: the meadows cross).
+  ``A[1]-B[1]``, ``A[0]-B[2]`` and ``A[2]-B[0]`` (the banks cross).
+
+Zone types are roles shared by the rulesets (the names a ruleset prints are its own):
+``Z_MEADOW`` scored at the end by majority (H&G meadow, Carcassonne field),
+``Z_FOREST`` closable, splits nothing (forest, city), ``Z_RIVER`` closable, runs
+through split sides (river, road), ``Z_LAKE`` (H&G lake), ``Z_MONASTERY`` and
+``Z_GARDEN`` (scored by their 3x3 block), ``Z_WATER`` (the Carcassonne river:
+splits fields, never scored or occupied).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 
 import numpy as np
 
-DATA_FILE = "hg2020_tiles.json"
-
-NUM_TILES = 95
-START_TILE = 56
 NUM_DIRECTIONS = 4
-MAX_LOCAL_ZONES = 10  # local ids 0-7 side zones, 8-9 lakes (R2.4)
+MAX_LOCAL_ZONES = 10  # local ids 0-7 touch a side, 8-9 do not (lakes, monasteries, gardens)
 MAX_SIDE_ZONES = 8
-
-# Side terrain codes (0 = empty position).
-MEADOW, FOREST, RIVER = 1, 2, 3
-TERRAIN_CODE = {"meadow": MEADOW, "forest": FOREST, "river": RIVER}
 DIRECTION_NAMES = ("N", "E", "S", "W")
-# (dx, dy) per direction; x grows east, y grows south (R2.1).
+# (dx, dy) per direction; x grows east, y grows south.
 DIRECTION_OFFSETS = np.array([(0, -1), (1, 0), (0, 1), (-1, 0)], dtype=np.int64)
 
-# Zone types.
-Z_MEADOW, Z_FOREST, Z_RIVER, Z_LAKE = 0, 1, 2, 3
-ZONE_TYPE_NAMES = ("meadow", "forest", "river", "lake")
+# Side terrain codes (0 = empty position).
+MEADOW, FOREST, RIVER, WATER = 1, 2, 3, 4
 
-# Tile kinds.
-KIND_START, KIND_REGULAR, KIND_MENHIR = 0, 1, 2
-KIND_NAMES = ("start", "regular", "menhir")
+# Zone types (roles; see the module docstring).
+Z_MEADOW, Z_FOREST, Z_RIVER, Z_LAKE, Z_MONASTERY, Z_GARDEN, Z_WATER = range(7)
+NUM_ZONE_TYPES = 7
+
+# Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles).
+KIND_START, KIND_REGULAR, KIND_EXTRA = 0, 1, 2
 
 # Animals, in the order of the count accumulators.
 ANIMALS = ("mammoth", "aurochs", "deer", "tiger")
 MAMMOTH, AUROCHS, DEER, TIGER = 0, 1, 2, 3
 
-# Special powers (R2.9); 0 = none.
-SPECIALS = ("", "shaman", "logboat", "hunting_trap", "pit_trap", "wildfire", "raft")
-SHAMAN, LOGBOAT, HUNTING_TRAP, PIT_TRAP, WILDFIRE, RAFT = 1, 2, 3, 4, 5, 6
-
-# Content counts kept per area root, one int8 each (see areas.py):
+# Content counts kept per area root, one int16 each (see areas.py):
 #   0 mammoth, 1 aurochs, 2 deer, 3 tiger   non-cancelled animals (meadows)
 #   4 fish       on river zones (area partition) / rivers + lakes (system partition)
 #   5 lakes      lake zones (system partition)
-#   6 mushrooms  mushroom groups (forests)
-#   7 menhirs    menhir forest zones (forests)
-C_FISH, C_LAKES, C_MUSHROOMS, C_MENHIRS = 4, 5, 6, 7
+#   6 bonus      worth extra points in a completed forest / city: mushrooms (H&G), coats of arms (Carcassonne)
+#   7 trigger    earns an extra tile when its forest is completed: menhirs (2020), gold nuggets (2002)
+C_FISH, C_LAKES, C_BONUS, C_TRIGGER = 4, 5, 6, 7
 NUM_COUNTS = 8
+TILE_WORDS = 2  # tile id bitsets: up to 128 tiles in two uint64 words
 
 
-def load_catalogue() -> dict:
-    """The raw tile catalogue (parsed JSON) shipped with the package."""
-    text = resources.files("hg_env.data").joinpath(DATA_FILE).read_text(encoding="utf-8")
+@dataclass(frozen=True)
+class ZoneFacts:
+    """What the engine needs of one zone of the catalogue, in the shared vocabulary."""
+
+    type: int  # Z_*
+    animals: tuple[int, int, int, int] = (0, 0, 0, 0)  # ANIMALS order
+    fish: int = 0
+    bonus: int = 0  # C_BONUS count
+    trigger: int = 0  # C_TRIGGER count
+    special: str = ""  # a special power on this zone, "" for none
+    lake: int | None = None  # a river zone: local id of the lake it flows into on this tile
+    borders: tuple[int, ...] = ()  # a meadow / field: local ids of the forests / cities it borders on this tile
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """How a ruleset's catalogue file names things: side terrains, tile kinds, and a function
+    reading one zone's facts. The specials listed here get an index (0 = none) in ``ZONE_SPECIAL``."""
+
+    terrains: dict[str, int]  # side terrain name -> MEADOW / FOREST / RIVER / WATER
+    kinds: dict[str, int]  # tile kind name -> KIND_*
+    zone_facts: Callable[[dict], ZoneFacts]
+    specials: tuple[str, ...] = ()
+
+
+def load_catalogue(file_name: str) -> dict:
+    """A tile catalogue (parsed JSON) shipped with the package in ``hg_env/data``."""
+    text = resources.files("hg_env.data").joinpath(file_name).read_text(encoding="utf-8")
     return json.loads(text)
 
 
-def _compile(catalogue: dict) -> dict[str, np.ndarray]:
-    tiles = sorted(catalogue["tiles"], key=lambda t: t["id"])
-    if [t["id"] for t in tiles] != list(range(NUM_TILES)):
-        raise ValueError(f"tile catalogue must hold ids 0..{NUM_TILES - 1}")
+class TileSet:
+    """The tables of one tile catalogue. Array attributes are read-only tables::
 
-    zone_rows = [(t["id"], z) for t in tiles for z in sorted(t["zones"], key=lambda z: z["zone"])]
-    nz = len(zone_rows)
-    tab = {
-        "TILE_KIND": np.array([KIND_NAMES.index(t["kind"]) for t in tiles], dtype=np.int8),
-        "TILE_ZONE": np.full((NUM_TILES, MAX_LOCAL_ZONES), -1, dtype=np.int16),
-        "ZONE_TILE": np.zeros(nz, dtype=np.int16),
-        "ZONE_LOCAL": np.zeros(nz, dtype=np.int8),
-        "ZONE_TYPE": np.zeros(nz, dtype=np.int8),
-        "ZONE_ANIMALS": np.zeros((nz, 4), dtype=np.int8),
-        "ZONE_FISH": np.zeros(nz, dtype=np.int8),
-        "ZONE_MUSHROOMS": np.zeros(nz, dtype=np.int8),
-        "ZONE_MENHIR": np.zeros(nz, dtype=np.int8),
-        "ZONE_SPECIAL": np.zeros(nz, dtype=np.int8),
-        "ZONE_SEGMENTS": np.zeros(nz, dtype=np.int16),
-        "ZONE_LAKE_INDEX": np.full(nz, -1, dtype=np.int8),  # lake zones: 0..28
-        "RIVER_LAKE": np.full(nz, -1, dtype=np.int16),  # river zone -> its lake zone
-        "PRINTED_SIDE_TYPE": np.zeros((NUM_TILES, 4), dtype=np.int8),
-        "PRINTED_SIDE_ZONES": np.full((NUM_TILES, 4, 3), -1, dtype=np.int16),
-    }
-    for z, (tid, zone) in enumerate(zone_rows):
-        local = zone["zone"]
-        tab["TILE_ZONE"][tid, local] = z
-        tab["ZONE_TILE"][z] = tid
-        tab["ZONE_LOCAL"][z] = local
-        tab["ZONE_TYPE"][z] = ZONE_TYPE_NAMES.index(zone["type"])
-        for animal in zone.get("animals", []):
-            tab["ZONE_ANIMALS"][z, ANIMALS.index(animal)] += 1
-        tab["ZONE_FISH"][z] = zone.get("fish", 0)
-        kind = zone.get("forest_kind")
-        tab["ZONE_MUSHROOMS"][z] = kind == "mushrooms"
-        tab["ZONE_MENHIR"][z] = kind == "menhir"
-        tab["ZONE_SPECIAL"][z] = SPECIALS.index(zone.get("special") or "")
-        tab["ZONE_SEGMENTS"][z] = len(zone.get("edges", []))
-    lakes = [z for z in range(nz) if tab["ZONE_TYPE"][z] == Z_LAKE]
-    tab["ZONE_LAKE_INDEX"][lakes] = np.arange(len(lakes))
-    tab["LAKE_ZONE"] = np.array(lakes, dtype=np.int16)
-    tab["LAKE_FISH"] = tab["ZONE_FISH"][lakes].astype(np.int16)
-    for z, (tid, zone) in enumerate(zone_rows):
-        if zone["type"] == "river" and zone["lake"] is not None:
-            tab["RIVER_LAKE"][z] = tab["TILE_ZONE"][tid, zone["lake"]]
-    for t in tiles:
-        for d, name in enumerate(DIRECTION_NAMES):
-            side = t["sides"][name]
-            tab["PRINTED_SIDE_TYPE"][t["id"], d] = TERRAIN_CODE[side["terrain"]]
-            zs = [tab["TILE_ZONE"][t["id"], local] for local in side["zones"]]
-            slots = zs if len(zs) == 3 else [-1, zs[0], -1]
-            tab["PRINTED_SIDE_ZONES"][t["id"], d] = slots
-    return tab
+    TILE_KIND[tile]                 KIND_*
+    TILE_ZONE[tile, local]          zone index z, -1 if the tile has no such zone
+    ZONE_TILE[z], ZONE_LOCAL[z]     the tile and local id of zone z
+    ZONE_TYPE[z]                    Z_*
+    ZONE_ANIMALS[z, animal]         printed animals
+    ZONE_FISH[z], ZONE_BONUS[z], ZONE_TRIGGER[z]   counts (see C_*)
+    ZONE_SPECIAL[z]                 index into ``specials`` (0 = none)
+    ZONE_SEGMENTS[z]                number of sides the zone touches (its open connections alone)
+    ZONE_LAKE_INDEX[z]              lake number 0..num_lakes-1, -1 otherwise
+    RIVER_LAKE[z]                   lake zone a river flows into on its tile, -1 otherwise
+    ZONE_BORDERS[z, k]              the forest / city zones a meadow / field borders on its tile, -1 padded
+    SIDE_TYPE[tile, rot, dir]       terrain shown towards dir
+    SIDE_ZONES[tile, rot, dir, slot]  zones of that side (module docstring), -1 for none
+    SIDE_SPLIT[tile, rot, dir]      the side has banks (slots 0 and 2)
+    COMPAT[tile, need, rot]         the tile fits a position with this need code (see ``need_bits``)
+    """
 
+    def __init__(self, catalogue: dict, vocabulary: Vocabulary) -> None:
+        tiles = sorted(catalogue["tiles"], key=lambda t: t["id"])
+        if [t["id"] for t in tiles] != list(range(len(tiles))):
+            raise ValueError(f"tile catalogue must hold ids 0..{len(tiles) - 1}")
+        self.num_tiles = len(tiles)
+        if self.num_tiles > TILE_WORDS * 64:
+            raise ValueError(f"at most {TILE_WORDS * 64} tiles fit the tile bitsets, got {self.num_tiles}")
+        self.specials = ("", *vocabulary.specials)
+        self._compile(tiles, vocabulary)
+        # Need codes pack, per direction, the terrain the neighbour shows (0 = none): wide enough for
+        # every terrain code of this catalogue, plus an "occupied" flag above them.
+        self.need_bits = max(1, int(self.SIDE_TYPE.max()).bit_length())
+        self.occupied_flag = 1 << (4 * self.need_bits)
+        self.COMPAT = self._placement_table()
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
 
-_T = _compile(load_catalogue())
+    # ------------------------------------------------------------ compile
 
-TILE_KIND: np.ndarray = _T["TILE_KIND"]  # [tile] KIND_*
-TILE_ZONE: np.ndarray = _T["TILE_ZONE"]  # [tile, local] -> zone index, -1 if absent
-ZONE_TILE: np.ndarray = _T["ZONE_TILE"]  # [z] tile id
-ZONE_LOCAL: np.ndarray = _T["ZONE_LOCAL"]  # [z] local zone id (R2.4)
-ZONE_TYPE: np.ndarray = _T["ZONE_TYPE"]  # [z] Z_MEADOW / Z_FOREST / Z_RIVER / Z_LAKE
-ZONE_ANIMALS: np.ndarray = _T["ZONE_ANIMALS"]  # [z, animal] printed animals
-ZONE_FISH: np.ndarray = _T["ZONE_FISH"]  # [z] fish on a river or lake zone
-ZONE_MUSHROOMS: np.ndarray = _T["ZONE_MUSHROOMS"]  # [z] 1 for a mushroom forest
-ZONE_MENHIR: np.ndarray = _T["ZONE_MENHIR"]  # [z] 1 for a menhir forest
-ZONE_SPECIAL: np.ndarray = _T["ZONE_SPECIAL"]  # [z] SPECIALS index
-ZONE_SEGMENTS: np.ndarray = _T["ZONE_SEGMENTS"]  # [z] number of sides the zone touches
-ZONE_LAKE_INDEX: np.ndarray = _T["ZONE_LAKE_INDEX"]  # [z] lake number 0..28, -1 otherwise
-RIVER_LAKE: np.ndarray = _T["RIVER_LAKE"]  # [z] lake zone a river flows into, -1 otherwise
-LAKE_ZONE: np.ndarray = _T["LAKE_ZONE"]  # [lake number] zone index
-LAKE_FISH: np.ndarray = _T["LAKE_FISH"]  # [lake number] fish in that lake
-NUM_ZONES = len(ZONE_TILE)
-NUM_LAKES = len(LAKE_ZONE)
+    def _compile(self, tiles: list[dict], vocab: Vocabulary) -> None:
+        zone_rows = [(t["id"], z) for t in tiles for z in sorted(t["zones"], key=lambda z: z["zone"])]
+        facts = [vocab.zone_facts(z) for _, z in zone_rows]
+        nz, nt = len(zone_rows), self.num_tiles
+        self.num_zones = nz
+        self.TILE_KIND = np.array([vocab.kinds[t["kind"]] for t in tiles], dtype=np.int8)
+        self.TILE_ZONE = np.full((nt, MAX_LOCAL_ZONES), -1, dtype=np.int16)
+        self.ZONE_TILE = np.array([tid for tid, _ in zone_rows], dtype=np.int16)
+        self.ZONE_LOCAL = np.array([z["zone"] for _, z in zone_rows], dtype=np.int8)
+        self.TILE_ZONE[self.ZONE_TILE, self.ZONE_LOCAL] = np.arange(nz)
+        self.ZONE_TYPE = np.array([f.type for f in facts], dtype=np.int8)
+        self.ZONE_ANIMALS = np.array([f.animals for f in facts], dtype=np.int8).reshape(nz, 4)
+        self.ZONE_FISH = np.array([f.fish for f in facts], dtype=np.int8)
+        self.ZONE_BONUS = np.array([f.bonus for f in facts], dtype=np.int8)
+        self.ZONE_TRIGGER = np.array([f.trigger for f in facts], dtype=np.int8)
+        self.ZONE_SPECIAL = np.array([self.specials.index(f.special) for f in facts], dtype=np.int8)
+        self.ZONE_SEGMENTS = np.array([len(z.get("edges", [])) for _, z in zone_rows], dtype=np.int16)
+        lakes = np.flatnonzero(self.ZONE_TYPE == Z_LAKE)
+        self.num_lakes = len(lakes)
+        self.ZONE_LAKE_INDEX = np.full(nz, -1, dtype=np.int8)
+        self.ZONE_LAKE_INDEX[lakes] = np.arange(len(lakes))
+        self.LAKE_ZONE = lakes.astype(np.int16)
+        self.LAKE_FISH = self.ZONE_FISH[lakes].astype(np.int16)
+        self.RIVER_LAKE = np.full(nz, -1, dtype=np.int16)
+        width = max([len(f.borders) for f in facts] + [1])
+        self.ZONE_BORDERS = np.full((nz, width), -1, dtype=np.int16)
+        for z, ((tid, _), f) in enumerate(zip(zone_rows, facts)):
+            if f.lake is not None:
+                self.RIVER_LAKE[z] = self.TILE_ZONE[tid, f.lake]
+            self.ZONE_BORDERS[z, : len(f.borders)] = self.TILE_ZONE[tid, list(f.borders)]
+        printed_type = np.zeros((nt, 4), dtype=np.int8)
+        printed_zones = np.full((nt, 4, 3), -1, dtype=np.int16)
+        for t in tiles:
+            for d, name in enumerate(DIRECTION_NAMES):
+                side = t["sides"][name]
+                printed_type[t["id"], d] = vocab.terrains[side["terrain"]]
+                zs = [self.TILE_ZONE[t["id"], local] for local in side["zones"]]
+                printed_zones[t["id"], d] = zs if len(zs) == 3 else [-1, zs[0], -1]
+        self.SIDE_TYPE = _rotate_sides(printed_type)
+        self.SIDE_ZONES = _rotate_sides(printed_zones)
+        self.SIDE_SPLIT = self.SIDE_ZONES[..., 0] >= 0
 
-REGULAR_TILES = np.flatnonzero(TILE_KIND == KIND_REGULAR).astype(np.int8)
-MENHIR_TILES = np.flatnonzero(TILE_KIND == KIND_MENHIR).astype(np.int8)
+    def _placement_table(self) -> np.ndarray:
+        """COMPAT[tile, need, rot]: does the tile fit a position with this need code.
+
+        A position's *need code* packs, for each direction d, the terrain that the
+        neighbour in direction d shows towards it (``need_bits`` bits at
+        ``need_bits * d``, 0 = no neighbour), and ``occupied_flag`` for an occupied
+        position. A rotation fits iff every constrained direction matches, at least
+        one direction is constrained, and the position is empty.
+        """
+        bits = self.need_bits
+        codes = np.arange(2 * self.occupied_flag)
+        need = (codes[:, None] >> (bits * np.arange(4))) & ((1 << bits) - 1)  # [code, dir]
+        side = self.SIDE_TYPE[:, None, :, :]  # [tile, 1, rot, dir]
+        ok = (need[None, :, None, :] == 0) | (need[None, :, None, :] == side)
+        empty = (codes < self.occupied_flag)[None, :, None]
+        return ok.all(-1) & (need != 0).any(-1)[None, :, None] & empty  # [tile, code, rot]
+
+    # ------------------------------------------------------------ derived tables
+
+    def tiles_of_kind(self, kind: int) -> np.ndarray:
+        """Ids of the tiles of one kind (KIND_*), ascending, int8."""
+        return np.flatnonzero(kind == self.TILE_KIND).astype(np.int8)
+
+    @cached_property
+    def COMPAT_ROWS(self) -> np.ndarray:
+        """[tile * num_need_codes + need code, rot]: COMPAT flattened, for one-gather lookups."""
+        return self.COMPAT.reshape(-1, 4)
+
+    @cached_property
+    def OPPOSITE_SHIFT(self) -> np.ndarray:
+        """[dir] bit offset, in a need code, of the side facing direction dir."""
+        return (self.need_bits * ((np.arange(4) + 2) % 4)).astype(np.uint16)
+
+    @cached_property
+    def CLOSABLE(self) -> np.ndarray:
+        """[tile, local] the zone is a forest or river (city, road): scored when completed."""
+        zone_type = self.ZONE_TYPE[np.maximum(self.TILE_ZONE, 0)]
+        return (self.TILE_ZONE >= 0) & np.isin(zone_type, [Z_FOREST, Z_RIVER])
+
+    @cached_property
+    def START_TILE(self) -> int:
+        return int(np.flatnonzero(self.TILE_KIND == KIND_START)[0])
+
+    @cached_property
+    def SPECIAL_ZONE(self) -> dict[str, int]:
+        """Zone of each special power of the catalogue, by name (each is printed once)."""
+        return {name: int(np.flatnonzero(i == self.ZONE_SPECIAL)[0]) for i, name in enumerate(self.specials) if i}
+
+    @cached_property
+    def SPECIAL_TILE(self) -> dict[str, int]:
+        return {name: int(self.ZONE_TILE[z]) for name, z in self.SPECIAL_ZONE.items()}
+
+    @cached_property
+    def PRINTED_ANIMALS(self) -> np.ndarray:
+        """[tile, animal] animals printed on each tile."""
+        out = np.zeros((self.num_tiles, 4), dtype=np.int64)
+        np.add.at(out, self.ZONE_TILE, self.ZONE_ANIMALS)
+        return out
+
+    def global_zone_id(self, z: int) -> int:
+        """Global id (10 x tile + local) of a compact zone index."""
+        return 10 * int(self.ZONE_TILE[z]) + int(self.ZONE_LOCAL[z])
+
+    def zone_index(self, global_id: int) -> int:
+        """Compact zone index of a global zone id; ValueError if none."""
+        tile, local = divmod(int(global_id), 10)
+        if not (0 <= tile < self.num_tiles) or self.TILE_ZONE[tile, local] < 0:
+            raise ValueError(f"no zone with global id {global_id}")
+        return int(self.TILE_ZONE[tile, local])
 
 
 def _rotate_sides(printed: np.ndarray) -> np.ndarray:
     """[tile, side, ...] printed -> [tile, rot, dir, ...] as shown when rotated."""
     d = np.arange(4)
     return np.stack([printed[:, (d - r) % 4] for r in range(4)], axis=1)
-
-
-SIDE_TYPE: np.ndarray = _rotate_sides(_T["PRINTED_SIDE_TYPE"])  # [tile, rot, dir] terrain
-SIDE_ZONES: np.ndarray = _rotate_sides(_T["PRINTED_SIDE_ZONES"])  # [tile, rot, dir, slot]
-
-# The zone of each special power, found from the data (R2.9).
-SPECIAL_ZONE = {name: int(np.flatnonzero(i == ZONE_SPECIAL)[0]) for i, name in enumerate(SPECIALS) if i}
-SPECIAL_TILE = {name: int(ZONE_TILE[z]) for name, z in SPECIAL_ZONE.items()}
-
-
-def _placement_table() -> np.ndarray:
-    """COMPAT[tile, need, rot]: does the tile fit a position with this need code.
-
-    A position's *need code* packs, for each direction d, the terrain that the
-    neighbour in direction d shows towards it (2 bits at ``2*d``, 0 = no
-    neighbour). Bit 8 (value 256) marks an occupied position. A rotation fits
-    iff every constrained direction matches (R4.1d) and at least one direction
-    is constrained (R4.1c); occupied positions never fit (R4.1a).
-    """
-    codes = np.arange(512)
-    need = (codes[:, None] >> (2 * np.arange(4))) & 3  # [code, dir]
-    ok = (need[None, :, None, :] == 0) | (need[None, :, None, :] == SIDE_TYPE[:, None, :, :])
-    fits = ok.all(-1) & (need != 0).any(-1)[None, :, None] & (codes < 256)[None, :, None]
-    return fits  # [tile, code, rot]
-
-
-COMPAT: np.ndarray = _placement_table()
-
-# Occupant targets per tile (R5.1, R5.7, R5.8).
-_side_zone = np.zeros((NUM_TILES, MAX_LOCAL_ZONES), dtype=bool)
-_water = np.zeros((NUM_TILES, MAX_LOCAL_ZONES), dtype=bool)
-_canonical = np.zeros((NUM_TILES, MAX_LOCAL_ZONES), dtype=bool)
-for _z in range(NUM_ZONES):
-    _t, _l, _k = ZONE_TILE[_z], ZONE_LOCAL[_z], ZONE_TYPE[_z]
-    _side_zone[_t, _l] = _k != Z_LAKE
-    _water[_t, _l] = _k in (Z_RIVER, Z_LAKE)
-    _canonical[_t, _l] = _k == Z_LAKE or (_k == Z_RIVER and RIVER_LAKE[_z] < 0)
-PAWN_TARGETS: np.ndarray = _side_zone[:, :MAX_SIDE_ZONES]  # [tile, local 0..7]
-HUT_TARGETS = {"canonical": _canonical, "all_water_zones": _water}  # [tile, local 0..9]
-
-
-def global_zone_id(z: int) -> int:
-    """RULES.md R2.4 global id (10 x tile + local) of a compact zone index."""
-    return 10 * int(ZONE_TILE[z]) + int(ZONE_LOCAL[z])
-
-
-def zone_index(global_id: int) -> int:
-    """Compact zone index of a RULES.md global zone id; ValueError if none."""
-    tile, local = divmod(int(global_id), 10)
-    if not (0 <= tile < NUM_TILES) or TILE_ZONE[tile, local] < 0:
-        raise ValueError(f"no zone with global id {global_id}")
-    return int(TILE_ZONE[tile, local])

@@ -1,0 +1,155 @@
+"""What makes one game of the Carcassonne family differ from another: a ``Ruleset``.
+
+A ruleset is data plus a small table of rule functions, chosen once per game:
+
+* its tile catalogue (``hg_env/data/<file>``), compiled once into a ``TileSet``;
+* its pieces (pawns, huts, abbots per player) and the occupant kinds a player
+  may place, with the table of which local zones each may stand on;
+* its extra-tile deck (menhir or bonus tiles, or none) and what earns a tile from it
+  (a completed forest holding a ``C_TRIGGER`` content: menhirs, gold nuggets);
+* its point values (``scoring.Points``) and special powers;
+* its own rule flags with their defaults;
+* rule functions for the steps that differ (immediate powers after a placement,
+  extra in-turn scoring, final scoring, placement restrictions, dealing).
+
+The engine (``hg_env.core.engine``) runs the shared turn flow and calls these
+functions; it never branches on the ruleset's name. The rulesets themselves live
+in ``hg_env/rulesets/``, one package each; ``get_ruleset(name)`` finds them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hg_env.core.scoring import Points
+from hg_env.core.tiles import TileSet, Vocabulary, load_catalogue
+
+if TYPE_CHECKING:
+    from hg_env.core.areas import AreaTables
+    from hg_env.core.rules import Rules
+
+RULESETS = ("hg2020", "hg2002", "carcassonne")
+DEFAULT_RULESET = "hg2020"
+
+# Pieces: index into a seat's supply.
+PAWN, HUT, ABBOT = 0, 1, 2
+PIECE_NAMES = ("pawn", "hut", "abbot")
+NUM_PIECES = 3
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One rule flag: its default and, for a string flag, the allowed values."""
+
+    default: bool | str
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+
+    def check(self, name: str, value: Any) -> bool | str:
+        if isinstance(self.default, bool):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+            return bool(value)
+        if value not in self.choices:
+            raise ValueError(f"{name} must be one of {self.choices}, got {value!r}")
+        return str(value)
+
+
+@dataclass(frozen=True)
+class OccupantKind:
+    """A piece a player may put on the tile just placed, and the local zones it may name."""
+
+    name: str  # as decisions and records call it: "pawn", "hut", "meeple", "abbot"
+    piece: int  # PAWN / HUT / ABBOT: the supply it comes from
+    slots: int  # local zones 0..slots-1 (the width of its action segment)
+    partition: str  # "area" or "system": the partition whose occupants it counts in
+
+
+@dataclass(frozen=True, eq=False)
+class Ruleset:
+    """One rule system: see the module docstring. Instances live in ``hg_env/rulesets``."""
+
+    name: str
+    title: str
+    env_name: str  # the PettingZoo env name, versioned
+    data_file: str  # in hg_env/data
+    vocabulary: Vocabulary
+    flags: dict[str, Flag]  # the ruleset's own flags (beyond Rules' common ones)
+    pieces: tuple[int, int, int]  # pawns, huts, abbots per player
+    occupants: tuple[OccupantKind, ...]
+    points: Points
+    extra_deck: str | None = None  # name of the extra-tile deck ("menhir", "bonus"), None for none
+    powers: tuple[str, ...] = ()  # special powers printed on its tiles
+    has_systems: bool = False  # river systems (huts) as a second partition
+    retake: bool = False  # a "take back your figure on cell c" decision exists (shaman, abbot)
+    retake_piece: int = PAWN  # the piece it takes back
+    pit_choice: bool = False  # the 2020 pit-trap final-scoring choice may be asked
+    area_names: dict[int, str] = field(default_factory=dict)  # zone type -> what this game calls it
+    bonus_event_key: str = "mushroomGroups"  # how a completed forest's scoring event names its C_BONUS count
+    # The observation (hg_env.core.observation): names of the side terrains (codes 1, 2, ...), the tile
+    # content channels as (channel, content) with content one of fish, lakes, trigger, bonus or a key of
+    # zone_channels (a zone type counted per tile), the area plane groups as (name, partition, zone types).
+    terrain_names: tuple[str, ...] = ("meadow", "forest", "river")
+    contents: tuple[tuple[str, str], ...] = ()
+    zone_channels: dict[str, int] = field(default_factory=dict)
+    observed_areas: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
+    fire_power: str | None = None  # the special power whose meadow's tigers eat no deer
+    # Rule functions (see hg_env.core.engine for their contracts); None where the shared flow suffices.
+    occupant_table: Callable[[TileSet, Rules], np.ndarray] | None = None
+    after_place: Callable | None = None
+    recall: Callable | None = None
+    score_turn: Callable | None = None
+    final_scoring: Callable | None = None
+    end_game: Callable | None = None
+    filter_placements: Callable | None = None
+    observe_areas: Callable | None = None
+    estimate_areas: Callable | None = None
+    deal_rank: Callable[[TileSet, Rules], np.ndarray] | None = None
+    deck_tiles: Callable[[TileSet, Rules], tuple[np.ndarray, np.ndarray]] | None = None
+    deal: Callable[[TileSet, Rules, np.random.Generator], tuple[np.ndarray, np.ndarray]] | None = None
+    start_tile: Callable[[TileSet, Rules], int] | None = None
+
+    @cached_property
+    def tiles(self) -> TileSet:
+        """The compiled catalogue (built on first use, then shared)."""
+        return TileSet(load_catalogue(self.data_file), self.vocabulary)
+
+    @cached_property
+    def areas(self) -> AreaTables:
+        """The partitions' templates and tables (built on first use, then shared)."""
+        from hg_env.core.areas import AreaTables  # areas imports rules, which imports this module
+
+        return AreaTables(self.tiles, self.points, self.has_systems)
+
+    @property
+    def occupy_width(self) -> int:
+        """Columns of ``State.occupy_mask``: every occupant kind's slots, in order."""
+        return sum(kind.slots for kind in self.occupants)
+
+    def occupant_offsets(self) -> list[int]:
+        """First occupy-mask column of each occupant kind."""
+        return list(np.cumsum([0] + [k.slots for k in self.occupants])[:-1])
+
+    def pieces_by_kind(self) -> list[int]:
+        """Pieces per player of each occupant kind, in ``occupants`` order."""
+        return [self.pieces[kind.piece] for kind in self.occupants]
+
+    def default_flags(self) -> dict[str, bool | str]:
+        return {name: flag.default for name, flag in self.flags.items()}
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.name}>"
+
+
+@cache
+def get_ruleset(name: str) -> Ruleset:
+    """The ruleset called ``name`` (``hg2020``, ``hg2002``, ``carcassonne``); ValueError otherwise."""
+    if not isinstance(name, str) or name not in RULESETS:
+        raise ValueError(f"ruleset must be one of {RULESETS}, got {name!r}")
+    return importlib.import_module(f"hg_env.rulesets.{name}").RULESET

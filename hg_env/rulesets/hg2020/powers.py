@@ -1,0 +1,130 @@
+"""The menhir tiles' special powers (docs/rules/hg2020.md §7): the immediate ones after a placement
+(shaman, logboat, hunting trap) and the pit-trap choice before final scoring. The wildfire and the
+raft act in final scoring (``hg_env.rulesets.hunters_gatherers``)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from hg_env.core.engine import animal_dict, log_events, own_figures, special_root
+from hg_env.core.ruleset import PAWN
+from hg_env.core.scoring import deer_eaten, hunting_trap_value, logboat_value, majority, pit_trap_eaten_range
+from hg_env.core.state import PIT_TRAP, RETAKE, State
+from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
+from hg_env.rulesets.hunters_gatherers import live_animals, meadow_zones_near, pit_stats
+
+IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
+
+
+def after_place(state: State, g: np.ndarray) -> np.ndarray:
+    """T3: immediate powers of the tile just placed; returns the games that go on to the occupant decision."""
+    tiles = state.spec.tiles
+    tile = state.board_tile[g, state.last_cell[g]]
+    if not _immediate_power_tile(tiles)[tile].any():  # the common case: no power on the tile
+        return g
+    _logboat(state, g[tile == tiles.SPECIAL_TILE["logboat"]])
+    _hunting_trap(state, g[tile == tiles.SPECIAL_TILE["hunting_trap"]])
+    shaman = tile == tiles.SPECIAL_TILE["shaman"]
+    if shaman.any():
+        gs = g[shaman]
+        retake = own_figures(state, gs, PAWN).any(1)  # Q9: only with a pawn on the board
+        state.phase[gs[retake]] = RETAKE
+        shaman[shaman] = retake
+    return g[~shaman]
+
+
+@cache
+def _immediate_power_tile(tiles: TileSet) -> np.ndarray:
+    """[tile] bool: the tile carries an immediate power."""
+    return np.isin(np.arange(tiles.num_tiles), [tiles.SPECIAL_TILE[p] for p in IMMEDIATE_POWERS])
+
+
+def _logboat(state: State, g: np.ndarray) -> None:
+    """R7.4-R7.6: 2 points per lake of the logboat's river system, to the placer."""
+    if not len(g):
+        return
+    root = state.system.find(g, np.full(len(g), state.spec.tiles.SPECIAL_ZONE["logboat"]))
+    lakes = state.system.counts[g, root, C_LAKES].astype(np.int64)
+    points = logboat_value(lakes)
+    state.score[g, state.current[g]] += points
+    log_events(
+        state,
+        g,
+        (
+            {"type": "LOGBOAT_SCORED", "player": int(state.current[x]), "points": int(p), "lakes": int(n)}
+            for x, p, n in zip(g, points, lakes)
+        ),
+    )
+
+
+def _hunting_trap(state: State, g: np.ndarray) -> None:
+    """R7.8-R7.13: the placer scores the animals in range, which are then cancelled."""
+    if not len(g):
+        return
+    root = state.area.find(g, np.full(len(g), state.spec.tiles.SPECIAL_ZONE["hunting_trap"]))
+    rows, zone = meadow_zones_near(state, g, state.last_cell[g], root)
+    animals = live_animals(state, g[rows], zone)
+    totals = np.zeros((len(g), 4), dtype=np.int64)
+    np.add.at(totals, rows, animals)
+    m, a, d, t = totals.T
+    fire = np.zeros(len(g), dtype=bool)
+    if state.rules.wildfire_affects_hunting_trap:
+        fire = root == special_root(state, g, "wildfire")
+    points = hunting_trap_value(m, a, d, t, fire)
+    state.score[g, state.current[g]] += points
+    scored = points > 0
+    log_events(
+        state,
+        g[scored],
+        (
+            {
+                "type": "HUNTING_TRAP_SCORED",
+                "player": int(state.current[x]),
+                "points": int(p),
+                "animals": animal_dict(c),
+            }
+            for x, p, c in zip(g[scored], points[scored], totals[scored])
+        ),
+    )
+    cancel = animals.copy()
+    if state.rules.hunting_trap_cancel == "scored_and_pairs":  # Q5: excess tigers stay uncovered
+        pairs = deer_eaten(d, t, fire)[rows]
+        tigers = animals[:, TIGER].astype(np.int64)
+        before = np.cumsum(tigers) - tigers  # tigers met earlier, in zone order...
+        group_start = np.searchsorted(rows, rows)
+        before -= before[group_start]  # ...within the same game
+        cancel[:, TIGER] = np.clip(pairs - before, 0, tigers)
+    state.cancelled[g[rows], zone] += cancel.astype(np.int8)
+    removed = np.zeros((len(g), 4), dtype=np.int64)
+    np.add.at(removed, rows, cancel)
+    state.area.counts[g, root, MAMMOTH : TIGER + 1] -= removed.astype(np.int16)
+    weights = state.spec.areas.worth_weights[MAMMOTH : TIGER + 1]
+    state.area.worth[g, root] -= (removed @ weights).astype(np.int16)
+
+
+def end_game(state: State, g: np.ndarray) -> np.ndarray:
+    """R7.15 option ``pit_trap_deer_choice="player_choice"``: ask the pit trap's scorer first where
+    there is a choice; returns the games to score now."""
+    if state.rules.pit_trap_deer_choice != "player_choice":
+        return g
+    root = special_root(state, g, "pit_trap")
+    has = root >= 0
+    if not has.any():
+        return g
+    gp, rp = g[has], root[has]
+    occupants = state.area.occupants[gp, rp]
+    hunted = occupants.sum(-1) > 0
+    inside, deer, tigers, fire = pit_stats(state, gp, rp)
+    lo, hi = pit_trap_eaten_range(deer, tigers, deer - inside[:, DEER], inside[:, DEER], fire)
+    ask = hunted & ((hi > lo) | (not state.rules.auto_skip_forced_actions))
+    if not ask.any():
+        return g
+    ga = gp[ask]
+    state.phase[ga] = PIT_TRAP
+    state.current[ga] = majority(occupants[ask]).argmax(-1)  # the first scorer in seat order
+    state.pit_range[ga] = np.stack([lo[ask], hi[ask]], axis=1)
+    asked = np.zeros(state.batch_size, dtype=bool)
+    asked[ga] = True
+    return g[~asked[g]]

@@ -1,0 +1,205 @@
+"""Rule functions shared by both Hunters & Gatherers editions (2020 and the classic 2002).
+
+The editions share the tile model, the turn flow and final scoring; they differ
+in point values (``Points``), pieces and powers. Final scoring reads which
+powers the edition prints (``Ruleset.powers``): a fire (2020 wildfire, 2002 fire)
+stops the tigers of its meadow, the 2020 pit trap and raft add points, the 2002
+shrine gives its meadow to the hunter standing on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hg_env.core.engine import animal_dict, remove_figures, special_root
+from hg_env.core.rules import Rules
+from hg_env.core.ruleset import HUT, PAWN, OccupantKind
+from hg_env.core.scoring import deer_eaten, majority, meadow_value, pit_trap_bonus, river_system_value
+from hg_env.core.state import State
+from hg_env.core.tiles import (
+    AUROCHS,
+    C_FISH,
+    C_LAKES,
+    DEER,
+    FOREST,
+    KIND_REGULAR,
+    KIND_START,
+    MAMMOTH,
+    MAX_LOCAL_ZONES,
+    MEADOW,
+    RIVER,
+    TIGER,
+    Z_FOREST,
+    Z_LAKE,
+    Z_MEADOW,
+    Z_RIVER,
+    TileSet,
+)
+
+TERRAINS = {"meadow": MEADOW, "forest": FOREST, "river": RIVER}
+ZONE_TYPES = {"meadow": Z_MEADOW, "forest": Z_FOREST, "river": Z_RIVER, "lake": Z_LAKE}
+AREA_NAMES = {Z_MEADOW: "meadow", Z_FOREST: "forest", Z_RIVER: "river"}
+KINDS = {"start": KIND_START, "regular": KIND_REGULAR}
+# Pawns go on a side zone (local 0-7), huts on a water zone (local 0-9): R5.1, R5.7.
+OCCUPANTS = (OccupantKind("pawn", PAWN, 8, "area"), OccupantKind("hut", HUT, MAX_LOCAL_ZONES, "system"))
+HUT_TARGETS = ("canonical", "all_water_zones")
+# Area plane groups of the observation: (name, partition, zone types).
+OBSERVED_AREAS = (
+    ("forest", "area", (Z_FOREST,)),
+    ("meadow", "area", (Z_MEADOW,)),
+    ("river", "area", (Z_RIVER,)),
+    ("system", "system", (Z_RIVER, Z_LAKE)),
+)
+
+
+def occupant_table(tiles: TileSet, rules: Rules) -> np.ndarray:
+    """[tile, 18] pawn targets (any zone but a lake, R5.1) then hut targets (R5.7 / Q10: ``hut_targets``)."""
+    table = np.zeros((tiles.num_tiles, 2, MAX_LOCAL_ZONES), dtype=bool)
+    z = np.arange(tiles.num_zones)
+    t, local, kind = tiles.ZONE_TILE, tiles.ZONE_LOCAL, tiles.ZONE_TYPE
+    table[t, 0, local] = kind != Z_LAKE
+    if rules.hut_targets == "all_water_zones":
+        table[t, 1, local] = (kind == Z_RIVER) | (kind == Z_LAKE)
+    else:  # canonical: lakes, and rivers flowing into no lake
+        table[t, 1, local] = (kind == Z_LAKE) | ((kind == Z_RIVER) & (tiles.RIVER_LAKE[z] < 0))
+    return np.concatenate([table[:, 0, :8], table[:, 1]], axis=1)
+
+
+def meadow_zones_near(state: State, g: np.ndarray, cell: np.ndarray, root: np.ndarray) -> tuple:
+    """Meadow zones of meadow ``root`` on tiles in the 3x3 block of ``cell`` (R7.8, R7.14).
+
+    Returns (game row, zone) index arrays of those zones."""
+    tiles = state.spec.tiles
+    block = state.board.block[cell]  # [G, 9]
+    placed = np.where(block >= 0, state.board_tile[g[:, None], np.maximum(block, 0)], -1)
+    zones = np.where(placed[:, :, None] >= 0, tiles.TILE_ZONE[np.maximum(placed, 0)], -1).reshape(len(g), -1)
+    safe = np.maximum(zones, 0)
+    meadow = (zones >= 0) & (tiles.ZONE_TYPE[safe] == Z_MEADOW)
+    inside = meadow & (state.area.find(g[:, None], safe) == root[:, None])
+    rows, cols = np.nonzero(inside)
+    return rows, zones[rows, cols]
+
+
+def live_animals(state: State, g: np.ndarray, zone: np.ndarray) -> np.ndarray:
+    """[n, 4] non-cancelled animals on (game, zone) pairs."""
+    return state.spec.tiles.ZONE_ANIMALS[zone] - state.cancelled[g, zone]
+
+
+def pit_stats(state: State, g: np.ndarray, root: np.ndarray) -> tuple:
+    """In-range mammoths, aurochs, deer of the pit-trap meadow, and its deer, tigers, fire (R7.14)."""
+    cell = state.tile_cell[g, state.spec.tiles.SPECIAL_TILE["pit_trap"]]
+    rows, zone = meadow_zones_near(state, g, cell, root)
+    inside = np.zeros((len(g), 4), dtype=np.int64)
+    np.add.at(inside, rows, live_animals(state, g[rows], zone))
+    counts = state.area.counts[g, root].astype(np.int64)
+    fire = root == special_root(state, g, "wildfire")
+    return inside, counts[:, DEER], counts[:, TIGER], fire
+
+
+def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:
+    """R8.2: drop gatherers and fishers, score meadows and river systems (winners: the engine).
+
+    ``choice``: per game of ``g``, the in-range deer the pit-trap scorer chose to feed
+    the tigers (``pit_trap_deer_choice="player_choice"``), None for the automatic rule."""
+    spec, tiles, points = state.spec, state.spec.tiles, state.spec.points
+    # 1. Gatherers and fishers leave without scoring.
+    gi, ti = np.nonzero((state.occupant_seat[g] >= 0) & (state.occupant_kind[g] == PAWN))
+    zone = tiles.TILE_ZONE[ti, state.occupant_local[g[gi], ti]]
+    leaving = tiles.ZONE_TYPE[zone] != Z_MEADOW
+    remove_figures(state, g[gi[leaving]], ti[leaving])
+    # 2. Meadows with hunters (R8.3), the fire (R7.17, S2), the pit trap (R7.15) and the shrine (S1).
+    roots = state.area.all_roots(g)
+    occupants = state.area.occupants[g]
+    hunted = (roots == np.arange(tiles.num_zones)) & (tiles.ZONE_TYPE == Z_MEADOW) & (occupants.sum(-1) > 0)
+    rows, root = np.nonzero(hunted)
+    counts = state.area.counts[g[rows], root].astype(np.int64)
+    m, a, d, t = counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER]
+    fire_name = spec.fire_power
+    fire = np.zeros(len(rows), dtype=bool) if fire_name is None else root == special_root(state, g, fire_name)[rows]
+    base = meadow_value(m, a, d, t, fire, points)
+    bonus = np.zeros_like(base)
+    in_range = np.zeros((len(rows), 4), dtype=np.int64)
+    if "pit_trap" in spec.powers:
+        at_pit = root == special_root(state, g, "pit_trap")[rows]
+        if at_pit.any():
+            pr = np.flatnonzero(at_pit)
+            inside, *_ = pit_stats(state, g[rows[pr]], root[pr])
+            in_range[pr] = inside
+            chosen = None if choice is None else choice[rows[pr]]
+            bonus[pr] = pit_trap_bonus(
+                d[pr],
+                t[pr],
+                d[pr] - inside[:, DEER],
+                inside[:, MAMMOTH],
+                inside[:, AUROCHS],
+                inside[:, DEER],
+                fire[pr],
+                chosen,
+            )
+    scorers = majority(occupants[rows, root])
+    if "shrine" in spec.powers:
+        scorers = _shrine_scorers(state, g, rows, root, scorers)
+    np.add.at(state.score, g[rows], (base + bonus)[:, None] * scorers)
+    if state.events is not None:
+        for i in range(len(rows)):
+            who = np.flatnonzero(scorers[i]).tolist()
+            if base[i] > 0:
+                state.events[g[rows[i]]].append(
+                    {
+                        "type": "MEADOW_SCORED",
+                        "scorers": who,
+                        "points": int(base[i]),
+                        "animals": animal_dict(counts[i, :4]),
+                        "deerEaten": int(deer_eaten(d[i], t[i], fire[i])),
+                    }
+                )
+            if bonus[i] > 0:
+                state.events[g[rows[i]]].append(
+                    {
+                        "type": "PIT_TRAP_SCORED",
+                        "scorers": who,
+                        "points": int(bonus[i]),
+                        "animals": animal_dict(in_range[i]),
+                    }
+                )
+    # 3. River systems with huts (R8.2.3), and the raft (R7.18).
+    roots = state.system.all_roots(g)
+    huts = state.system.occupants[g]
+    with_huts = (roots == np.arange(tiles.num_zones)) & (huts.sum(-1) > 0)
+    rows, root = np.nonzero(with_huts)
+    counts = state.system.counts[g[rows], root].astype(np.int64)
+    fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
+    raft = np.zeros(len(rows), dtype=bool)
+    if "raft" in spec.powers:
+        raft = root == special_root(state, g, "raft")[rows]
+    value = river_system_value(fish, lakes, raft, points)
+    scorers = majority(huts[rows, root])
+    np.add.at(state.score, g[rows], value[:, None] * scorers)
+    if state.events is not None:
+        for i in range(len(rows)):
+            who = np.flatnonzero(scorers[i]).tolist()
+            if fish[i] > 0:
+                state.events[g[rows[i]]].append(
+                    {"type": "RIVER_SYSTEM_SCORED", "scorers": who, "points": int(fish[i]), "fish": int(fish[i])}
+                )
+            if raft[i]:
+                state.events[g[rows[i]]].append(
+                    {"type": "RAFT_SCORED", "scorers": who, "points": int(lakes[i]), "lakes": int(lakes[i])}
+                )
+
+
+def _shrine_scorers(state: State, g: np.ndarray, rows: np.ndarray, root: np.ndarray, scorers: np.ndarray) -> np.ndarray:
+    """S1 (2002): a hunter standing on the shrine's own meadow zone makes its owner the meadow's sole scorer."""
+    tiles = state.spec.tiles
+    zone, tile = tiles.SPECIAL_ZONE["shrine"], tiles.SPECIAL_TILE["shrine"]
+    seat = state.occupant_seat[g, tile]
+    on_shrine = (
+        (seat >= 0) & (state.occupant_kind[g, tile] == PAWN) & (state.occupant_local[g, tile] == tiles.ZONE_LOCAL[zone])
+    )
+    shrine_root = state.area.find(g, np.full(len(g), zone))
+    held = on_shrine[rows] & (root == shrine_root[rows])
+    if held.any():
+        scorers = scorers.copy()
+        scorers[held] = False
+        scorers[np.flatnonzero(held), seat[rows[held]]] = True
+    return scorers
