@@ -186,8 +186,9 @@ class Game:
         spec = self.rules.spec
         if not (self.phase == "retake" or (self.phase == "occupy" and spec.recall is not None)):
             return []
-        name = {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
-        return [(x, y, z) for p, k, x, y, z in self.occupants() if p == self.current_player and k == name]
+        s, board = self.state, self.rules.board
+        tiles = np.flatnonzero(engine.takeable(s, np.zeros(1, dtype=np.intp), int(s.phase[0]))[0])
+        return sorted((*board.xy(s.tile_cell[0, t]), int(s.occupant_local[0, t])) for t in tiles)
 
     def legal_occupants(self) -> list[tuple[str, int]]:
         """(kind, local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""

@@ -18,7 +18,11 @@ def check_pieces(state: State, game: int) -> None:
         mine = state.occupant_seat[game] == seat
         for piece in range(NUM_PIECES):
             on_board = int((mine & (state.occupant_kind[game] == piece)).sum())
-            assert state.supply[game, seat, piece] + on_board == state.spec.pieces[piece], (seat, piece, on_board)
+            assert state.supply[game, seat, piece] + on_board == state.spec.pieces_of(state.rules)[piece], (
+                seat,
+                piece,
+                on_board,
+            )
         assert state.supply[game, seat].min() >= 0
     assert (state.occupant_seat[game, state.tile_cell[game] < 0] < 0).all(), "occupant on a tile not on the board"
 

@@ -120,7 +120,7 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
         elif phase == OCCUPY:
             mask[r, layout.occupy : layout.retake] = state.occupy_mask[g]
         if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
-            gi, ti = np.nonzero(own_figures(state, g, state.spec.retake_piece))
+            gi, ti = np.nonzero(takeable(state, g, phase))
             mask[r[gi], layout.retake + state.tile_cell[g[gi], ti].astype(np.intp)] = True
         elif phase == PIT_TRAP:
             k = np.arange(layout.none - layout.pit)
@@ -150,12 +150,20 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
     return {int(p): games[phase == p] for p in np.bincount(phase, minlength=len(PHASE_NAMES)).nonzero()[0]}
 
 
-def _retake_legal(state: State, g: np.ndarray, a: np.ndarray, layout) -> np.ndarray:
-    """[len(g)] bool: action a takes back an own figure of the ruleset's retake piece."""
+def takeable(state: State, g: np.ndarray, phase: int) -> np.ndarray:
+    """[len(g), T] bool: the figures the deciding seat may take back now: its pawns after the
+    shaman (retake phase, R7.1), or what the ruleset's ``recallable`` allows in the occupy phase."""
+    if phase == OCCUPY:
+        return state.spec.recallable(state, g)
+    return own_figures(state, g, state.spec.retake_piece)
+
+
+def _retake_legal(state: State, g: np.ndarray, a: np.ndarray, layout, phase: int) -> np.ndarray:
+    """[len(g)] bool: action a takes back a figure ``takeable`` allows."""
     retake = (a >= layout.retake) & (a < layout.pit)
     tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
-    own = own_figures(state, g, state.spec.retake_piece)[np.arange(len(g)), np.maximum(tile, 0)]
-    return retake & (tile >= 0) & own
+    allowed = takeable(state, g, phase)[np.arange(len(g)), np.maximum(tile, 0)]
+    return retake & (tile >= 0) & allowed
 
 
 def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -168,10 +176,10 @@ def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> n
         occupy = (a >= layout.occupy) & (a < layout.retake)
         legal = (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.occupy, 0)]
         if state.spec.recall is not None:
-            legal |= _retake_legal(state, g, a, layout)
+            legal |= _retake_legal(state, g, a, layout, phase)
         return legal
     if phase == RETAKE:
-        return (a == layout.none) | _retake_legal(state, g, a, layout)
+        return (a == layout.none) | _retake_legal(state, g, a, layout, phase)
     if phase == PIT_TRAP:
         k = a - layout.pit
         return (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
@@ -331,7 +339,7 @@ def enter_occupy(state: State, g: np.ndarray) -> None:
     if state.rules.auto_skip_forced_actions:
         offered = mask.any(1)
         if state.spec.recall is not None:  # taking the abbot back is a choice too
-            offered |= own_figures(state, g, state.spec.retake_piece).any(1)
+            offered |= state.spec.recallable(state, g).any(1)
         skip = ~offered
     else:
         skip = np.zeros(len(g), dtype=bool)

@@ -104,6 +104,8 @@ class Ruleset:
     occupant_table: Callable[[TileSet, Rules], np.ndarray] | None = None
     after_place: Callable | None = None
     recall: Callable | None = None
+    recallable: Callable | None = None
+    pieces_for: Callable[[Rules], tuple[int, int, int]] | None = None
     score_turn: Callable | None = None
     final_scoring: Callable | None = None
     end_game: Callable | None = None
@@ -137,8 +139,12 @@ class Ruleset:
         return list(np.cumsum([0] + [k.slots for k in self.occupants])[:-1])
 
     def pieces_by_kind(self) -> list[int]:
-        """Pieces per player of each occupant kind, in ``occupants`` order."""
+        """Pieces per player of each occupant kind, in ``occupants`` order (at most: a flag may remove some)."""
         return [self.pieces[kind.piece] for kind in self.occupants]
+
+    def pieces_of(self, rules: Rules) -> tuple[int, int, int]:
+        """Pawns, huts and abbots per player in a game with these rules."""
+        return self.pieces if self.pieces_for is None else self.pieces_for(rules)
 
     def default_flags(self) -> dict[str, bool | str]:
         return {name: flag.default for name, flag in self.flags.items()}

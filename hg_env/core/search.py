@@ -48,7 +48,7 @@ from hg_env.core.areas import lake_members, popcount, tile_sets
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
-from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_tiles
+from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
     AUROCHS,
     C_BONUS,
@@ -56,8 +56,6 @@ from hg_env.core.tiles import (
     C_LAKES,
     DEER,
     FOREST,
-    KIND_EXTRA,
-    KIND_REGULAR,
     MAMMOTH,
     RIVER,
     TIGER,
@@ -101,11 +99,11 @@ def hidden_tiles(state: State, game: int) -> tuple[np.ndarray, np.ndarray]:
     A tile is still in its deck iff it is not on the board, not discarded and
     not the tile to place; the counts must equal the public deck sizes.
     """
-    kind = state.spec.tiles.TILE_KIND
+    deck = deck_of(state.rules)
     unseen = (state.tile_cell[game] < 0) & ~state.discarded[game] & state.dealt[game]
     if state.tile_to_place[game] >= 0:
         unseen[state.tile_to_place[game]] = False
-    return np.flatnonzero(unseen & (kind == KIND_REGULAR)), np.flatnonzero(unseen & (kind == KIND_EXTRA))
+    return np.flatnonzero(unseen & (deck == 0)), np.flatnonzero(unseen & (deck == 1))
 
 
 def redeal(state: State, rng: np.random.Generator) -> None:
@@ -117,16 +115,16 @@ def redeal(state: State, rng: np.random.Generator) -> None:
     tiles, its lake last) stay ahead of the others, as the rules deal them.
     """
     spec = state.spec
-    kind = spec.tiles.TILE_KIND
+    deck = deck_of(state.rules)
     rank = None if spec.deal_rank is None else spec.deal_rank(spec.tiles, state.rules)
     unseen = (state.tile_cell < 0) & ~state.discarded & state.dealt
     rows = np.flatnonzero(state.tile_to_place >= 0)
     unseen[rows, state.tile_to_place[rows]] = False
-    for deck_kind, deck, nxt, length in (
-        (KIND_REGULAR, state.regular_deck, state.regular_next, state.regular_len),
-        (KIND_EXTRA, state.extra_deck, state.extra_next, state.extra_len),
+    for which, order_of, nxt, length in (
+        (0, state.regular_deck, state.regular_next, state.regular_len),
+        (1, state.extra_deck, state.extra_next, state.extra_len),
     ):
-        hidden = unseen & (deck_kind == kind)
+        hidden = unseen & (deck == which)
         count = hidden.sum(1)
         left = (length - nxt).astype(np.int64)
         if not np.array_equal(count, left):
@@ -137,7 +135,7 @@ def redeal(state: State, rng: np.random.Generator) -> None:
         keys = np.where(hidden, keys, np.inf)
         order = np.argsort(keys, axis=1, kind="stable")
         g, k = np.nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
-        deck[g, nxt[g] + k] = order[g, k]
+        order_of[g, nxt[g] + k] = order[g, k]
 
 
 def plain_copy(state: State, rows: np.ndarray | None = None) -> State:
@@ -186,7 +184,7 @@ def tiles_left(state: State) -> np.ndarray:
     Counting the tile in hand keeps the estimate the same just before and just
     after a turn ends (the next draw does not change it)."""
     held = state.tile_to_place >= 0
-    in_hand = held & (state.spec.tiles.TILE_KIND[np.maximum(state.tile_to_place, 0)] == KIND_REGULAR)
+    in_hand = held & (deck_of(state.rules)[np.maximum(state.tile_to_place, 0)] == 0)
     return (state.regular_len - state.regular_next + in_hand).astype(np.float64)
 
 
@@ -224,7 +222,7 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     hole = keys % cells - 1
     r, root = np.divmod(keys // cells, num_zones)
     # Tiles still to come as bitsets, per game (hand tile included); fits = popcount(unseen & fits the hole).
-    unseen = tile_sets((state.tile_cell[games] < 0) & ~state.discarded[games] & (tiles.TILE_KIND == KIND_REGULAR))
+    unseen = tile_sets((state.tile_cell[games] < 0) & ~state.discarded[games] & (deck_of(state.rules) == 0))
     fits = popcount(unseen[r] & fits_sets(tiles)[state.need[games[r], np.maximum(hole, 0)]])
     fits = np.where(hole < 0, 0, fits)  # open towards the board edge
     np.multiply.at(factor, (r, root), np.minimum(1.0, fits / HOLE_FITS))
@@ -359,7 +357,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     actions = [np.full(len(rows), layout.none), layout.occupy + target]
     estimates = [base, est]
     if state.spec.recall is not None:  # taking a figure back: step it on copies
-        gi, ti = np.nonzero(engine.own_figures(state, rows, state.spec.retake_piece))
+        gi, ti = np.nonzero(state.spec.recallable(state, rows))
         if len(gi):
             recall = layout.retake + state.tile_cell[rows[gi], ti].astype(np.int64)
             kids = plain_copy(state, rows[gi])

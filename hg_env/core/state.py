@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy as _copy
 from dataclasses import dataclass, fields
+from functools import cache
 
 import numpy as np
 
@@ -128,6 +129,17 @@ def deck_tiles(spec: Ruleset, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return spec.tiles.tiles_of_kind(KIND_REGULAR), spec.tiles.tiles_of_kind(KIND_EXTRA)
 
 
+@cache
+def deck_of(rules: Rules) -> np.ndarray:
+    """[T] int8 the deck each tile is dealt into: 0 regular, 1 extra (menhir / bonus), -1 none (the
+    start tile, tiles the rules leave out). Read-only."""
+    regular, extra = deck_tiles(rules.spec, rules)
+    out = np.full(rules.spec.tiles.num_tiles, -1, dtype=np.int8)
+    out[regular], out[extra] = 0, 1
+    out.flags.writeable = False
+    return out
+
+
 def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = True) -> State:
     """B games before setup: empty boards, full supplies, no decks."""
     num_players = np.asarray(num_players)
@@ -143,7 +155,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
     b, n, t = len(num_players), rules.board.num_cells, tiles.num_tiles
     supply = np.zeros((b, MAX_PLAYERS, NUM_PIECES), dtype=np.int8)
     seated = np.arange(MAX_PLAYERS)[None, :] < num_players[:, None]
-    supply[seated] = spec.pieces
+    supply[seated] = spec.pieces_of(rules)
     areas = spec.areas
     return State(
         rules=rules,

@@ -55,8 +55,9 @@ MEADOW, FOREST, RIVER, WATER = 1, 2, 3, 4
 Z_MEADOW, Z_FOREST, Z_RIVER, Z_LAKE, Z_MONASTERY, Z_GARDEN, Z_WATER = range(7)
 NUM_ZONE_TYPES = 7
 
-# Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles).
-KIND_START, KIND_REGULAR, KIND_EXTRA = 0, 1, 2
+# Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles), and the
+# Carcassonne river: its tiles, its source (the start tile with the river) and its lake (dealt last).
+KIND_START, KIND_REGULAR, KIND_EXTRA, KIND_RIVER, KIND_RIVER_SOURCE, KIND_RIVER_LAKE = range(6)
 
 # Animals, in the order of the count accumulators.
 ANIMALS = ("mammoth", "aurochs", "deer", "tiger")
@@ -160,7 +161,14 @@ class TileSet:
         self.ZONE_BONUS = np.array([f.bonus for f in facts], dtype=np.int8)
         self.ZONE_TRIGGER = np.array([f.trigger for f in facts], dtype=np.int8)
         self.ZONE_SPECIAL = np.array([self.specials.index(f.special) for f in facts], dtype=np.int8)
-        self.ZONE_SEGMENTS = np.array([len(z.get("edges", [])) for _, z in zone_rows], dtype=np.int16)
+        # Open connections of a lone zone: the side slots it fills (a field wrapping round the end of a
+        # road fills both bank slots of that side).
+        slots = {(t["id"], local): 0 for t in tiles for local in (z["zone"] for z in t["zones"])}
+        for t in tiles:
+            for side in t["sides"].values():
+                for local in side["zones"]:
+                    slots[(t["id"], local)] += 1
+        self.ZONE_SEGMENTS = np.array([slots[(tid, z["zone"])] for tid, z in zone_rows], dtype=np.int16)
         lakes = np.flatnonzero(self.ZONE_TYPE == Z_LAKE)
         self.num_lakes = len(lakes)
         self.ZONE_LAKE_INDEX = np.full(nz, -1, dtype=np.int8)

@@ -1,0 +1,342 @@
+"""The rule functions of base Carcassonne (docs/rules/carcassonne.md): what roads, cities, fields,
+monasteries, gardens, the abbot and the river need beyond the shared turn flow.
+
+Roads and cities are the engine's closable areas (river and forest roles): completed ones score in
+the shared T5 step (B4.3, B4.4). This module adds monasteries and gardens ("cloisters": their value
+is the number of tiles in their 3x3 block, B4.5, B5.2.3), the abbot's return (A1.5), final scoring
+with farmers (B5.2, F1.4), the river's placement rule (V1.4, V1.5), the deal, and the Carcassonne
+parts of the observation and of the search estimate.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from hg_env.core.areas import LAKE_FISH, OPEN, TILES, tile_members
+from hg_env.core.engine import log_events, remove_figures
+from hg_env.core.rules import Rules
+from hg_env.core.ruleset import ABBOT
+from hg_env.core.scoring import majority
+from hg_env.core.search import completion_probability
+from hg_env.core.state import State
+from hg_env.core.tiles import (
+    C_BONUS,
+    DIRECTION_OFFSETS,
+    KIND_REGULAR,
+    KIND_RIVER,
+    KIND_RIVER_LAKE,
+    KIND_RIVER_SOURCE,
+    KIND_START,
+    WATER,
+    Z_FOREST,
+    Z_GARDEN,
+    Z_MEADOW,
+    Z_MONASTERY,
+    Z_RIVER,
+    TileSet,
+)
+
+COMPLETE_CLOISTER = 9  # B4.5: a tile and its 8 neighbours
+FARMER_CITY = 3  # F1.4: per completed city bordering a field
+FILL_HORIZON = 24.0  # search estimate: with this many tiles to come, a cloister's empty neighbours all fill
+
+
+# ---------------------------------------------------------------- tables
+
+
+@cache
+def cloister_local(tiles: TileSet) -> np.ndarray:
+    """[tile] local id of its monastery or garden, -1 for none (a tile holds at most one)."""
+    out = np.full(tiles.num_tiles, -1, dtype=np.int64)
+    cloisters = np.flatnonzero(np.isin(tiles.ZONE_TYPE, [Z_MONASTERY, Z_GARDEN]))
+    out[tiles.ZONE_TILE[cloisters]] = tiles.ZONE_LOCAL[cloisters]
+    return out
+
+
+def block_counts(state: State, g: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Tiles in the 3x3 block of each (game, cell): a cloister's value (B4.5, B5.2.3); off-board
+    positions stay empty (R4.3)."""
+    block = state.board.block[cells]  # [n, 9], -1 off the board
+    filled = (block >= 0) & (state.board_tile[g[:, None], np.maximum(block, 0)] >= 0)
+    return filled.sum(-1)
+
+
+def _cloister_event(state: State, tile: int, seat: int, points: int, complete: bool) -> dict:
+    tiles = state.spec.tiles
+    zone = tiles.TILE_ZONE[tile, cloister_local(tiles)[tile]]
+    kind = "MONASTERY" if tiles.ZONE_TYPE[zone] == Z_MONASTERY else "GARDEN"
+    return {
+        "type": f"{kind}_SCORED",
+        "scorers": [seat],
+        "points": points,
+        "neighbours": points - 1,
+        "complete": complete,
+        "tile": tile,
+    }
+
+
+# ---------------------------------------------------------------- during the game
+
+
+def score_turn(state: State, g: np.ndarray) -> None:
+    """P4 (B4.1, B4.5, A1.4): occupied monasteries and gardens of the placed tile's 3x3 block that are
+    now surrounded score 9 for their figure's owner, who takes the figure back."""
+    tiles = state.spec.tiles
+    block = state.board.block[state.last_cell[g]]  # [G, 9]
+    rows, k = np.nonzero(block >= 0)
+    cell = block[rows, k]
+    game = g[rows]
+    tile = state.board_tile[game, cell].astype(np.intp)
+    local = cloister_local(tiles)[np.maximum(tile, 0)]
+    occupied = (tile >= 0) & (local >= 0) & (state.occupant_seat[game, np.maximum(tile, 0)] >= 0)
+    occupied &= state.occupant_local[game, np.maximum(tile, 0)] == local
+    if not occupied.any():
+        return
+    game, cell, tile = game[occupied], cell[occupied], tile[occupied]
+    complete = block_counts(state, game, cell) == COMPLETE_CLOISTER
+    game, tile = game[complete], tile[complete]
+    if not len(game):
+        return
+    seat = state.occupant_seat[game, tile].astype(np.intp)
+    np.add.at(state.score, (game, seat), COMPLETE_CLOISTER)
+    log_events(
+        state, game, (_cloister_event(state, int(t), int(s), COMPLETE_CLOISTER, True) for t, s in zip(tile, seat))
+    )
+    remove_figures(state, game, tile)
+
+
+def recallable(state: State, g: np.ndarray) -> np.ndarray:
+    """[len(g), T] bool: the deciding seat's abbot, unless its monastery or garden is complete (A1.5, CQ5)."""
+    own = (state.occupant_seat[g] == state.current[g, None]) & (state.occupant_kind[g] == ABBOT)
+    gi, ti = np.nonzero(own)
+    if len(gi):
+        complete = block_counts(state, g[gi], state.tile_cell[g[gi], ti].astype(np.intp)) == COMPLETE_CLOISTER
+        own[gi[complete], ti[complete]] = False
+    return own
+
+
+def recall(state: State, g: np.ndarray, cells: np.ndarray) -> None:
+    """A1.5: the abbot on ``cells`` goes back to its owner's supply and scores its monastery or garden
+    as at the end (1 + neighbours), at once."""
+    tile = state.board_tile[g, cells].astype(np.intp)
+    points = block_counts(state, g, cells)
+    seat = state.current[g].astype(np.intp)
+    np.add.at(state.score, (g, seat), points)
+    tiles = state.spec.tiles
+    zone = tiles.TILE_ZONE[tile, cloister_local(tiles)[tile]]
+    feature = np.where(tiles.ZONE_TYPE[zone] == Z_MONASTERY, "monastery", "garden")
+    log_events(
+        state,
+        g,
+        (
+            {"type": "ABBOT_RETURNED", "player": int(s), "points": int(p), "feature": str(f), "neighbours": int(p) - 1}
+            for s, p, f in zip(seat, points, feature)
+        ),
+    )
+    remove_figures(state, g, tile)
+
+
+# ---------------------------------------------------------------- final scoring
+
+
+def completed_bordering_cities(state: State, games: np.ndarray, roots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For (game, field root) pairs: the number of distinct completed cities bordering each field
+    (F1.5-F1.7), and the pairs' incomplete bordering city roots as (pair index, city root) arrays."""
+    tables = state.spec.areas
+    count = np.zeros(len(games), dtype=np.int64)
+    if not len(games) or not tables.border_words:
+        return count, (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+    members = tile_members(state.area.borders[games, roots], len(tables.forest_zones))  # [K, cities]
+    k, number = np.nonzero(members)
+    city = state.area.find(games[k], tables.forest_zones[number])
+    keys = np.unique(k.astype(np.int64) * state.spec.tiles.num_zones + city)  # each city once per field
+    k, city = np.divmod(keys, state.spec.tiles.num_zones)
+    closed = state.area.open[games[k], city] == 0
+    np.add.at(count, k[closed], 1)
+    return count, (k[~closed], city[~closed])
+
+
+def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:
+    """B5.2: every figure left scores its feature by majority: incomplete roads 1 per tile, incomplete
+    cities 1 per tile and coat of arms, monasteries and gardens 1 + neighbours, fields 3 per
+    completed bordering city (farmers, F1.4)."""
+    tiles = state.spec.tiles
+    roots = state.area.all_roots(g)
+    occupants = state.area.occupants[g]
+    kind = tiles.ZONE_TYPE
+    held = (roots == np.arange(tiles.num_zones)) & (occupants.sum(-1) > 0)
+    rows, root = np.nonzero(held & np.isin(kind, [Z_FOREST, Z_RIVER, Z_MEADOW]))
+    game = g[rows]
+    count = state.area.tile_count[game, root].astype(np.int64)
+    coats = state.area.counts[game, root, C_BONUS].astype(np.int64)
+    cities, _ = completed_bordering_cities(state, game, root)
+    value = np.select(
+        [kind[root] == Z_FOREST, kind[root] == Z_RIVER],
+        [count + coats, count],  # B5.2.1, B5.2.2: half a completed city's value
+        FARMER_CITY * cities,
+    )
+    scorers = majority(occupants[rows, root])
+    np.add.at(state.score, game, value[:, None] * scorers)
+    if state.events is not None:
+        for i, x in enumerate(game):
+            who = np.flatnonzero(scorers[i]).tolist()
+            if kind[root[i]] == Z_MEADOW:
+                if value[i] > 0:
+                    state.events[x].append(
+                        {"type": "FIELD_SCORED", "scorers": who, "points": int(value[i]), "cities": int(cities[i])}
+                    )
+                continue
+            name = "CITY" if kind[root[i]] == Z_FOREST else "ROAD"
+            event = {"type": f"{name}_SCORED", "scorers": who, "points": int(value[i]), "tileCount": int(count[i])}
+            if name == "CITY":
+                event["coats"] = int(coats[i])
+            event["complete"] = False
+            state.events[x].append(event)
+    # Monasteries and gardens with a monk or an abbot (B5.2.3, A1.6).
+    local = cloister_local(tiles)
+    gi, ti = np.nonzero((state.occupant_seat[g] >= 0) & (local >= 0)[None, :])
+    on_cloister = state.occupant_local[g[gi], ti] == local[ti]
+    gi, ti = gi[on_cloister], ti[on_cloister]
+    game = g[gi]
+    value = block_counts(state, game, state.tile_cell[game, ti].astype(np.intp))
+    seat = state.occupant_seat[game, ti].astype(np.intp)
+    np.add.at(state.score, (game, seat), value)
+    log_events(
+        state,
+        game,
+        (_cloister_event(state, int(t), int(s), int(v), v == COMPLETE_CLOISTER) for t, s, v in zip(ti, seat, value)),
+    )
+
+
+# ---------------------------------------------------------------- the river
+
+
+def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, fits: np.ndarray) -> np.ndarray:
+    """V1.4, V1.5: a river tile goes only at the river's open end, and never so that its river leaves
+    towards a tile already placed further in that direction. Other tiles: unchanged."""
+    tiles = state.spec.tiles
+    kind = tiles.TILE_KIND[tile]
+    river = np.flatnonzero((kind == KIND_RIVER) | (kind == KIND_RIVER_LAKE))
+    if not len(river):
+        return fits
+    fits = fits.copy()
+    bits, board = tiles.need_bits, state.board
+    mask = (1 << bits) - 1
+    for i in river:
+        game = gg[i]
+        need = state.need[game].astype(np.int64)
+        faces_water = ((need[:, None] >> (bits * np.arange(4))) & mask) == WATER  # [cells, dir]
+        open_end = faces_water.any(1) & (need < tiles.occupied_flag)
+        fits[i, ~open_end] = False
+        placed = np.flatnonzero(state.board_tile[game] >= 0)
+        xs, ys = board.xs[placed], board.ys[placed]
+        for cell, rot in zip(*np.nonzero(fits[i])):
+            water = np.flatnonzero(tiles.SIDE_TYPE[tile[i], rot] == WATER)
+            entry = faces_water[cell]
+            leaving = [d for d in water if not entry[d]]  # the lake has none
+            for d in leaving:
+                dx, dy = DIRECTION_OFFSETS[d]
+                if (((xs - board.xs[cell]) * dx + (ys - board.ys[cell]) * dy) > 0).any():
+                    fits[i, cell, rot] = False
+    return fits
+
+
+# ---------------------------------------------------------------- decks
+
+
+def deck_tiles(tiles: TileSet, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The land deck (B1.5; with the river also its tiles, and the base start tile, V1.2, CQ2); no extra deck."""
+    land = tiles.tiles_of_kind(KIND_REGULAR)
+    if rules.river:
+        river = np.flatnonzero(np.isin(tiles.TILE_KIND, [KIND_RIVER, KIND_RIVER_LAKE])).astype(np.int8)
+        land = np.concatenate([river, tiles.tiles_of_kind(KIND_START), land])
+    return land, np.zeros(0, dtype=np.int8)
+
+
+@cache
+def deal_rank(tiles: TileSet, rules: Rules) -> np.ndarray:
+    """[tile] the order in which tiles are dealt: the river's tiles (rank 0), its lake (1), then the land
+    tiles (2); tiles of one rank are shuffled together (V1.2, V1.3)."""
+    rank = np.full(tiles.num_tiles, 2.0)
+    if rules.river:
+        rank[tiles.TILE_KIND == KIND_RIVER] = 0.0
+        rank[tiles.TILE_KIND == KIND_RIVER_LAKE] = 1.0
+    rank.flags.writeable = False
+    return rank
+
+
+def deal(tiles: TileSet, rules: Rules, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Shuffle the land deck (with the river: its tiles first, the lake last, then the land tiles)."""
+    land, extra = deck_tiles(tiles, rules)
+    keys = deal_rank(tiles, rules)[land] + rng.random(len(land))
+    return land[np.argsort(keys, kind="stable")], extra
+
+
+def start_tile(tiles: TileSet, rules: Rules) -> int:
+    """B1.4: the start tile; with the river its source (V1.2)."""
+    kind = KIND_RIVER_SOURCE if rules.river else KIND_START
+    return int(np.flatnonzero(kind == tiles.TILE_KIND)[0])
+
+
+# ---------------------------------------------------------------- observation and estimate
+
+
+def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarray) -> None:
+    """The observation's Carcassonne values, written into the zones' root rows ``sums`` [G, Z, NUM_SUMS]
+    (column LAKE_FISH holds the value): fields 3 per completed bordering city; monasteries and gardens
+    open = empty neighbours, tiles = value = tiles in their 3x3 block."""
+    tiles = state.spec.tiles
+    z = tiles.num_zones
+    kind = tiles.ZONE_TYPE
+    rows, zone = np.nonzero(
+        (roots == np.arange(z)) & (kind == Z_MEADOW) & (state.tile_cell[g][:, tiles.ZONE_TILE] >= 0)
+    )
+    value = np.zeros((len(g), z), dtype=np.int16)
+    if len(rows):
+        cities, _ = completed_bordering_cities(state, g[rows], zone)
+        value[rows, zone] = FARMER_CITY * cities
+    fields = kind == Z_MEADOW
+    sums[:, fields, LAKE_FISH] = value[np.arange(len(g))[:, None], roots[:, fields]]
+    cloisters = np.flatnonzero(np.isin(kind, [Z_MONASTERY, Z_GARDEN]))
+    cell = state.tile_cell[g][:, tiles.ZONE_TILE[cloisters]]  # [G, cloisters]
+    gi, ci = np.nonzero(cell >= 0)
+    if len(gi):
+        count = block_counts(state, g[gi], cell[gi, ci].astype(np.intp)).astype(np.int16)
+        zc = cloisters[ci]
+        sums[gi, zc, TILES] = count
+        sums[gi, zc, LAKE_FISH] = count
+        sums[gi, zc, OPEN] = COMPLETE_CLOISTER - count
+
+
+def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Expected final value of (game, root) areas to their majority: a city between its incomplete and
+    completed value by its chance of completion; a road 1 per tile either way; a field 3 per bordering
+    city, completed or weighted by its chance; a cloister its block now plus its empty neighbours as
+    they are likely to fill (``FILL_HORIZON``)."""
+    tiles = state.spec.tiles
+    kind = tiles.ZONE_TYPE[z]
+    count = state.area.tile_count[g, z].astype(np.float64)
+    coats = state.area.counts[g, z, C_BONUS].astype(np.float64)
+    value = np.zeros(len(z))
+    city = kind == Z_FOREST
+    if city.any():
+        p = completion_probability(state, g[city], z[city], left[city])
+        value[city] = p * (2 * count[city] + 2 * coats[city]) + (1 - p) * (count[city] + coats[city])
+    road = kind == Z_RIVER
+    value[road] = count[road]
+    field = kind == Z_MEADOW
+    if field.any():
+        done, (k, open_city) = completed_bordering_cities(state, g[field], z[field])
+        expected = done.astype(np.float64)
+        if len(k):
+            gf = g[field][k]
+            np.add.at(expected, k, completion_probability(state, gf, open_city, left[field][k]))
+        value[field] = FARMER_CITY * expected
+    cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
+    if cloister.any():
+        cell = state.tile_cell[g[cloister], tiles.ZONE_TILE[z[cloister]]].astype(np.intp)
+        filled = block_counts(state, g[cloister], cell)
+        value[cloister] = filled + (COMPLETE_CLOISTER - filled) * np.minimum(1.0, left[cloister] / FILL_HORIZON)
+    return value
