@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from hg_env import Game
 
-Occupant = tuple[str, int]  # ("pawn" | "hut", local zone)
+Occupant = tuple[str, int]  # (occupant kind: "pawn" | "hut" | "meeple" | "abbot", local zone)
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class Play:
     occupant: Occupant | None = None  # placed in T4; None = place nothing (or nothing is offered)
     retake: tuple[int, int, int] | None = None  # shaman (R7.1): own pawn (x, y, local zone) to take back
     by: int | None = None  # the seat expected to place this tile (R1.7, R3.3); None = not checked
+    recall: tuple[int, int] | None = None  # Carcassonne (A1.5): take the own abbot back from (x, y) instead
 
 
 def play(
@@ -46,12 +47,17 @@ def play(
     hut: int | None = None,
     retake: tuple[int, int, int] | None = None,
     by: int | None = None,
+    meeple: int | None = None,
+    abbot: int | None = None,
+    recall: tuple[int, int] | None = None,
 ) -> Play:
-    """Shorthand: ``play(1, 0, 3, pawn=0, by=0)`` places at (1, 0) r3 and a pawn on local zone 0."""
-    if pawn is not None and hut is not None:
+    """Shorthand: ``play(1, 0, 3, pawn=0, by=0)`` places at (1, 0) r3 and a pawn on local zone 0
+    (Carcassonne: ``meeple=``, ``abbot=``, or ``recall=(x, y)`` to take the abbot back)."""
+    chosen = {k: v for k, v in dict(pawn=pawn, hut=hut, meeple=meeple, abbot=abbot).items() if v is not None}
+    if len(chosen) + (recall is not None) > 1:
         raise ValueError("a play places at most one occupant (R5.2)")
-    occupant = ("pawn", pawn) if pawn is not None else ("hut", hut) if hut is not None else None
-    return Play(x, y, rotation, occupant, retake, by)
+    occupant = next(iter(chosen.items()), None)
+    return Play(x, y, rotation, occupant, retake, by, recall)
 
 
 @dataclass
@@ -60,8 +66,9 @@ class Scenario:
 
     regular: list[int]
     plays: list[Play]
-    menhir: list[int] = field(default_factory=list)
+    menhir: list[int] = field(default_factory=list)  # the extra deck: menhir tiles (hg2020), bonus tiles (hg2002)
     players: int = 2
+    ruleset: str = "hg2020"
     flags: dict = field(default_factory=dict)
     scores: list[int] | None = None  # expected scores after the last play
     events: list[dict] = field(default_factory=list)  # expected events, in order (partial match, see below)
@@ -69,7 +76,11 @@ class Scenario:
 
 
 def new_game(sc: Scenario) -> Game:
-    return Game(sc.players, seed=0, regular_deck=sc.regular, menhir_deck=sc.menhir, **sc.flags)
+    from hg_env.core.ruleset import get_ruleset
+
+    extra = get_ruleset(sc.ruleset).extra_deck
+    decks = {f"{extra}_deck": sc.menhir} if extra else {}
+    return Game(sc.players, seed=0, regular_deck=sc.regular, ruleset=sc.ruleset, **decks, **sc.flags)
 
 
 def apply_play(game: Game, p: Play, step: int = 0) -> None:
@@ -87,12 +98,16 @@ def apply_play(game: Game, p: Play, step: int = 0) -> None:
     else:
         assert p.retake is None, f"{where}: no shaman retake was offered (phase {game.phase!r})"
     if game.phase == "occupy":
-        if p.occupant is None:
+        if p.recall is not None:
+            game.retake(*p.recall)
+        elif p.occupant is None:
             game.occupy(None)
         else:
             game.occupy(*p.occupant)
     else:
-        assert p.occupant is None, f"{where}: no occupant decision was offered (phase {game.phase!r})"
+        assert p.occupant is None and p.recall is None, (
+            f"{where}: no occupant decision was offered (phase {game.phase!r})"
+        )
 
 
 def run(sc: Scenario, upto: int | None = None) -> Game:
