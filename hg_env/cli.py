@@ -50,8 +50,12 @@ def _format_event(event: dict) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    import math
+
     from hg_env import bench
 
+    if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
+        raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
@@ -205,7 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("bench", "tournament"):
         _single_thread()
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ValueError as err:  # bad input: one line naming the problem, exit status 2, no traceback
+        print(f"hgenv {args.command}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

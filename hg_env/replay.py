@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -144,7 +145,8 @@ def save_replay(
 
 def main(args: argparse.Namespace) -> int:
     """``hgenv replay RECORD [--game ID] --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``."""
-    default = Path(args.record).with_suffix(".gif" if args.game is None else f".game{args.game}.gif")
+    game_name = None if args.game is None else re.sub(r"[^A-Za-z0-9_-]", "_", str(args.game))  # a file name part
+    default = Path(args.record).with_suffix(".gif" if args.game is None else f".game{game_name}.gif")
     out = Path(args.out) if args.out else default
     try:
         if args.upto is not None and args.upto < 0:
