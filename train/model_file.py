@@ -370,11 +370,11 @@ def state_dict_mismatch(expected: dict[str, torch.Tensor], got: dict[str, torch.
     missing = [k for k in expected if k not in got]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        return f"{missing[0]}{more} is missing; {whose} needs it"
+        return f"{missing[0]} is missing{more}: {whose} needs it"
     unknown = [k for k in got if k not in expected]
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
-        return f"{unknown[0]}{more} is not part of {whose}"
+        return f"{unknown[0]} is not part of {whose}{more}"
     for name, tensor in expected.items():
         if tuple(got[name].shape) != tuple(tensor.shape):
             return f"{name} has shape {tuple(got[name].shape)}, {whose} needs {tuple(tensor.shape)}"

@@ -41,8 +41,8 @@ random generator are restored, so a resumed run continues exactly as if it had
 not stopped (bit for bit with ``run.torch_threads = 1``); only the steps since
 that checkpoint are played again, and the logs are cut back to the checkpoint
 first, so they too end as an uninterrupted run's (hg_env.train.checkpoint). The
-resumed config must be the checkpoint's, but for ``run.total_timesteps`` and
-``run.tune_malloc``.
+resumed config must be the checkpoint's, but for ``run.total_timesteps``,
+``run.tune_malloc`` and where the run folder is (``run.out_dir``, ``run.name``).
 
 Divergence. After every PPO update the loss and the parameters must be finite;
 otherwise training stops with an error naming the step and the last good
@@ -101,7 +101,8 @@ from hg_env.core.rules import Rules
 from hg_env.fileio import atomic_write_text
 
 EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
-RESUMABLE = (("run", "total_timesteps"), ("run", "tune_malloc"))  # config keys a resumed run may change
+# Config keys a resumed run may change: its length, malloc tuning, and where the run folder is (a moved run resumes).
+RESUMABLE = (("run", "total_timesteps"), ("run", "tune_malloc"), ("run", "out_dir"), ("run", "name"))
 ENV_FROM_CONFIG = ("rules", "layout", "opponents", "opponent_probs", "observation_shape", "observation_high")
 CHECKPOINT_KEYS = (
     "config",
@@ -320,8 +321,8 @@ def load_checkpoint(path: Path, config: TrainConfig) -> dict:
     if differ:
         detail = ", ".join(f"{key}: {theirs!r} there, {ours!r} now" for key, theirs, ours in differ)
         raise CheckpointError(
-            f"{path} was written with other settings ({detail}); only run.total_timesteps and run.tune_malloc "
-            f"may change on --resume: resume with the config it was trained with, or start a new run.name"
+            f"{path} was written with other settings ({detail}); only run.total_timesteps, run.tune_malloc and "
+            "the run folder may change on --resume: resume with the config it was trained with, or start a new run.name"
         )
     return payload
 
