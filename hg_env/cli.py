@@ -110,7 +110,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     module = _train_module("train")
     try:
         return module.main(args)
-    except (ValueError, module.CheckpointError) as err:  # ConfigError and TrainingDiverged are ValueErrors
+    except (ValueError, OSError, module.CheckpointError) as err:  # ConfigError, TrainingDiverged: ValueErrors
         _fail("train", str(err))
 
 
@@ -118,7 +118,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     module = _train_module("evaluate")
     try:
         return module.main(args)
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         _fail("evaluate", str(err))
 
 

@@ -280,8 +280,8 @@ def _read_entry(path: Path, archive: zipfile.ZipFile, name: str, limit: int) -> 
 def _read_json(path: Path, archive: zipfile.ZipFile, name: str) -> dict:
     try:
         value = json.loads(_read_entry(path, archive, name, MAX_JSON_BYTES).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: {name} is not valid JSON ({err})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise ValueError(f"{path}: {name} is not valid JSON ({type(err).__name__}: {err})") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path}: {name} must hold a JSON object, got {type(value).__name__}")
     return value
@@ -566,6 +566,11 @@ def _sb3_metadata(path: Path, data: dict, ruleset: str) -> dict:
         if unknown:
             raise ValueError(f"{path}: unknown HGPolicy options {unknown}")
         kwargs.update(options)
+        if kwargs["board_reach"] != reach or kwargs["lookahead"] != lookahead:
+            raise ValueError(
+                f"{path}: its HGPolicy options (board_reach {kwargs['board_reach']!r}, lookahead "
+                f"{kwargs['lookahead']!r}) do not fit its spaces (reach {reach}, lookahead {lookahead})"
+            )
     else:
         kind = "maskable_policy"
         unknown = sorted(set(options) - set(_POLICY_OPTIONS) - set(_IGNORED_OPTIONS))
