@@ -37,6 +37,7 @@ counts from the resume).
 from __future__ import annotations
 
 import io
+import pickle
 import random
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,16 @@ def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
     """The payload of a checkpoint, read without running code; CheckpointError naming the file."""
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # truncated, corrupt, or holding objects (refused without running them)
-        first = str(err).splitlines()[0] if str(err) else ""
+    except pickle.UnpicklingError as err:  # objects other than tensors: refused without being built
         raise CheckpointError(
-            f"checkpoint {path} is corrupt, truncated or holds more than tensors and plain values "
-            f"({type(err).__name__}: {first}); delete it to resume from the one before"
+            f"checkpoint {path} holds more than tensors and plain values; it was refused without running it "
+            f"({_first_line(err)}). Checkpoints of hgenv train before {CHECKPOINT_FORMAT} were pickles and cannot "
+            "be read safely: start a new run.name; otherwise delete it to resume from the one before"
+        ) from None
+    except Exception as err:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or truncated ({type(err).__name__}: {_first_line(err)}); "
+            "delete it to resume from the one before"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
@@ -88,6 +94,10 @@ def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
     if missing:
         raise CheckpointError(f"{path} is incomplete: it lacks {missing}; delete it to resume from the one before")
     return payload
+
+
+def _first_line(err: BaseException) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else ""
 
 
 # ---------------------------------------------------------------- arrays and generators

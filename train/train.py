@@ -329,7 +329,12 @@ def load_checkpoint(path: Path, config: TrainConfig) -> dict:
 
 def restore_checkpoint(model: MaskablePPO, pool: OpponentPool, payload: dict, path: Path) -> None:
     """Put a run back in the state ``save_checkpoint`` saw (the env is rebuilt from the pool)."""
-    problem = state_dict_mismatch(model.policy.state_dict(), payload["policy"], "this config's network")
+    weights = payload["policy"]
+    if not (isinstance(weights, dict) and all(isinstance(t, torch.Tensor) for t in weights.values())):
+        raise CheckpointError(
+            f"{path}: its policy is not a state dict of tensors; delete it to resume from the one before"
+        )
+    problem = state_dict_mismatch(model.policy.state_dict(), weights, "this config's network")
     if problem:
         raise CheckpointError(f"{path}: its network differs from this config's: {problem}")
     try:
