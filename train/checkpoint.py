@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from hg_env.train.model_file import load_error
 
 from hg_env.core import engine
 from hg_env.core.rules import Rules
@@ -76,13 +77,12 @@ def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
     except pickle.UnpicklingError as err:  # objects other than tensors: refused without being built
         raise CheckpointError(
             f"checkpoint {path} holds more than tensors and plain values; it was refused without running it "
-            f"({_first_line(err)}). Checkpoints of hgenv train before {CHECKPOINT_FORMAT} were pickles and cannot "
+            f"({load_error(err)}). Checkpoints of hgenv train before {CHECKPOINT_FORMAT} were pickles and cannot "
             "be read safely: start a new run.name; otherwise delete it to resume from the one before"
         ) from None
     except Exception as err:
         raise CheckpointError(
-            f"checkpoint {path} is corrupt or truncated ({type(err).__name__}: {_first_line(err)}); "
-            "delete it to resume from the one before"
+            f"checkpoint {path} is corrupt or truncated ({load_error(err)}); delete it to resume from the one before"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
@@ -94,10 +94,6 @@ def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
     if missing:
         raise CheckpointError(f"{path} is incomplete: it lacks {missing}; delete it to resume from the one before")
     return payload
-
-
-def _first_line(err: BaseException) -> str:
-    return str(err).strip().splitlines()[0] if str(err).strip() else ""
 
 
 # ---------------------------------------------------------------- arrays and generators

@@ -293,12 +293,19 @@ def _read_weights(path: Path, archive: zipfile.ZipFile, name: str) -> dict[str, 
         weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # the restricted unpickler refuses anything but tensors and plain values
         raise ValueError(
-            f"{path}: {name} is not a plain state dict of tensors (refused without running it: "
-            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
+            f"{path}: {name} is not a plain state dict of tensors (refused without running it: {load_error(err)})"
         ) from None
     if not (isinstance(weights, dict) and all(isinstance(v, torch.Tensor) for v in weights.values())):
         raise ValueError(f"{path}: {name} must hold a dict of tensors (a state dict)")
     return weights
+
+
+def load_error(err: BaseException) -> str:
+    """The first sentence of a ``torch.load(weights_only=True)`` error that says what went wrong."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    refused = [line.removeprefix("WeightsUnpickler error:") for line in lines if "WeightsUnpickler error:" in line]
+    line = (refused or lines or [""])[0]
+    return f"{type(err).__name__}: {line.split('. ')[0].strip()}"
 
 
 def _check_metadata(path: Path, metadata: dict) -> None:
