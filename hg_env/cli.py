@@ -89,14 +89,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play.main(args)
 
 
-def _train_module(name: str, command: str | None = None):
+def _train_module(name: str):
     """A module of train/ that needs the [train] extra (torch, sb3-contrib), with a clear error without it."""
     import importlib
     import importlib.util
 
     missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
-        _fail(command or name, f"needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
+        _fail(name, f"needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
     return importlib.import_module(f"hg_env.train.{name}")
 
 
