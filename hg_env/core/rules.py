@@ -12,7 +12,6 @@ from hg_env.core.ruleset import DEFAULT_RULESET, Flag, Ruleset, get_ruleset
 from hg_env.core.tiles import DIRECTION_OFFSETS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
-MAX_REACH = 128  # boards up to 257 x 257 positions; larger asks for gigabytes per game
 
 # Flags every ruleset has (docs/rules/hg2020.md Appendix A for their ids); a ruleset adds its own.
 COMMON_FLAGS: dict[str, Flag] = {
@@ -48,8 +47,8 @@ class Rules:
             raise ValueError(
                 f"unknown rule flag(s) {unknown} for ruleset {ruleset!r}; known flags: {self.flags_of(ruleset)}"
             )
-        if board_reach is not None:
-            board_reach = check_int("board_reach", board_reach, 1, MAX_REACH)
+        if board_reach is not None:  # with T tiles no tile lies more than T - 1 steps from the start tile
+            board_reach = check_int("board_reach", board_reach, 1, spec.tiles.num_tiles - 1)
         values: dict[str, Any] = {
             "ruleset": ruleset,
             "board_reach": board_reach,
