@@ -16,6 +16,7 @@ Keys are the keyword arguments of the agent's constructor.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,6 +75,26 @@ class RandomAgent(Agent):
         from hg_env.core.actions import sample_uniform
 
         return sample_uniform(action_masks, self.rng)
+
+
+class FunctionAgent(Agent):
+    """A function ``(observation, action_mask) -> action`` as an agent (not a spec: built in code).
+
+    It is called once per decision with the deciding seat's board tensor and legal mask; in a
+    batch (``act_batch``), once per game."""
+
+    name = "function"
+    uses_observation = True
+
+    def __init__(self, function: Callable[[Any, np.ndarray], Any], seed: int | None = None) -> None:
+        super().__init__(seed)
+        if not callable(function):
+            raise ValueError(f"FunctionAgent needs a callable (observation, action_mask) -> action, got {function!r}")
+        self.function = function
+        self.spec = getattr(function, "__name__", type(function).__name__)
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        return int(self.function(observation, action_mask))
 
 
 REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}

@@ -29,7 +29,6 @@ import numpy as np
 from hg_env.agents.base import Agent, register
 
 if TYPE_CHECKING:
-    from hg_env.train.policy import HGPolicy
     from torch import nn
 
     from hg_env.core.state import State
@@ -60,12 +59,23 @@ class PolicyAgent(Agent):
         self.board_shape: tuple[int, ...] | None = tuple(observation.get("board", observation)["shape"])
 
     @classmethod
-    def from_policy(cls, policy: HGPolicy, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-        """An agent around a policy in memory (evaluation during training); it shares the weights."""
+    def from_policy(cls, policy: Any, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+        """An agent around a policy in memory; it shares the weights. ``policy``: an ``HGPolicy``
+        (evaluation during training) or any stable-baselines3 actor-critic policy on hg_env's
+        observations (``"MlpPolicy"``, ``"MultiInputPolicy"`` with lookahead, ``BoardCNN``)."""
+        from gymnasium import spaces
+
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed)
-        agent.path, agent.deterministic, agent.net, agent.board_shape = "", deterministic, policy.net, None
-        agent.ruleset = getattr(policy.net, "ruleset", None)
+        net = getattr(policy, "net", None)
+        if net is None:
+            from hg_env.train.model_file import MaskablePolicyNet
+
+            net = MaskablePolicyNet(policy)
+        space = policy.observation_space
+        board = space["board"] if isinstance(space, spaces.Dict) else space
+        agent.path, agent.deterministic, agent.net, agent.board_shape = "", deterministic, net, tuple(board.shape)
+        agent.ruleset = getattr(net, "ruleset", None)
         agent.spec = "policy:(in memory)"
         return agent
 
@@ -89,10 +99,12 @@ class PolicyAgent(Agent):
             raise ValueError(f"{who} was trained on {self.ruleset!r} and does not play {state.rules.ruleset!r}")
         if self.board_shape is not None and observations.shape[1:] != self.board_shape:
             raise ValueError(
-                f"{self.path} reads observations of shape {self.board_shape}, got {observations.shape[1:]}: "
+                f"{self.path or 'this policy'} reads observations of shape {self.board_shape}, "
+                f"got {observations.shape[1:]}: "
                 "the model was trained on another board (board_reach) or ruleset"
             )
-        inputs: Any = torch.as_tensor(observations)
+        device = next(self.net.parameters()).device  # a model trained on a GPU stays there
+        inputs: Any = torch.as_tensor(observations, device=device)
         if self.net.lookahead:
             if state is None:
                 raise ValueError(
@@ -100,10 +112,10 @@ class PolicyAgent(Agent):
                     "or the batched state (act_batch(..., state=state))"
                 )
             arrays = lookahead_observation(np.asarray(observations), state, self.rng)
-            inputs = {key: torch.as_tensor(value) for key, value in arrays.items()}
+            inputs = {key: torch.as_tensor(value, device=device) for key, value in arrays.items()}
         with torch.no_grad():
             logits, _ = self.net(inputs)
-        logits = logits.double().numpy()
+        logits = logits.double().cpu().numpy()
         logits[~masks] = -np.inf
         if not self.deterministic:  # Gumbel-max with the agent's generator: a sample of softmax(logits)
             logits += self.rng.gumbel(size=logits.shape)

@@ -4,6 +4,8 @@
 * ``hg_env.env()`` / ``hg_env.raw_env``: the PettingZoo AEC environments (``hunters_gatherers_v0``,
   ``hunters_gatherers_classic_v0``, ``carcassonne_v0``: ``ruleset="hg2020" | "hg2002" | "carcassonne"``).
 * ``hg_env.SingleAgentEnv``: a ``gymnasium.Env`` for one learner against fixed opponents.
+* ``hg_env.evaluate(agent, opponents=[...], games=200)``: win rates against fixed agents, seats swapped
+  on paired decks (hg_env.train.evaluate; imported on first use, torch only for a torch model).
 * ``hg_env.core``: the batch-first numpy rules engine behind them; ``hg_env.rulesets``: what each game adds.
 """
 
@@ -34,8 +36,21 @@ def describe(action: int, tile: int | None = None, board_reach: int = 12, rulese
     return action_layout(board_reach, ruleset).describe(action, tile)
 
 
+def __getattr__(name: str):
+    """``hg_env.evaluate``, imported on first use (it is not needed to play)."""
+    if name == "evaluate":
+        from hg_env.train.evaluate import evaluate_agent
+
+        return evaluate_agent
+    raise AttributeError(f"module 'hg_env' has no attribute {name!r}")
+
+
 def _register() -> None:
-    """Make the environments findable by name in PettingZoo's and Gymnasium's registries."""
+    """Make the environments findable by name in PettingZoo's and Gymnasium's registries.
+
+    Gymnasium 1.x has no entry-point plugins: its registry knows these ids once hg_env is
+    imported. ``gymnasium.make("hg_env:hg_env/HuntersGatherers-v0")`` (also
+    ``hg_env/HuntersGatherersClassic-v0`` and ``hg_env/Carcassonne-v0``) imports it first."""
     import gymnasium
     import pettingzoo
 
@@ -70,6 +85,7 @@ __all__ = [
     "describe",
     "encode",
     "env",
+    "evaluate",
     "observe",
     "raw_env",
 ]

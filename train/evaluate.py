@@ -1,28 +1,75 @@
-"""Evaluation games: an agent (usually a trained policy) against a fixed opponent, seats swapped.
+"""Evaluation games: an agent (a trained policy, your own model or function) against fixed opponents, seats swapped.
 
     hgenv evaluate --model runs/default/final_model.zip --opponents random greedy --games 200
+
+    import hg_env
+    results = hg_env.evaluate(model, opponents=["greedy"], games=200)   # model: your MaskablePPO
+    print(results["greedy"])   # vs greedy: win rate 0.615 [0.546, 0.680] over 200 games, mean score ...
 
 Each deck order (seeded from ``seed``) is played ``num_players`` times, the
 agent sitting once in every seat and the opponent (one agent spec) in all the
 others; all games run at once on the batched core, both sides deciding in
 batches. A game is won when the agent scores strictly more than every
 opponent seat, half won on a tie for first (shared victory, R8.2.4), lost
-otherwise. The 95% interval is a normal approximation over decks (the games
-of one deck share its tiles, so the deck is the independent unit).
+otherwise. The 95% interval is Wilson's (``win_interval``, which says why).
+
+``evaluate_agent`` (exported as ``hg_env.evaluate``) takes any agent: a spec
+string, an ``hg_env.agents.Agent``, a function ``(observation, action_mask) ->
+action`` (called per game with that game's board tensor), or a stable-baselines3
+model in memory (sb3-contrib ``MaskablePPO`` trained on ``SingleAgentEnv`` or
+``HGVecEnv``, with or without ``lookahead``; its ``policy`` plays the most probable
+legal move). This module imports torch only for such a model.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
-from hg_env.agents.base import Agent, make_agent
+from hg_env.agents.base import Agent, FunctionAgent, make_agent
 
 from hg_env.core import engine
 from hg_env.core.observation import observe
-from hg_env.core.rules import Rules
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
 from hg_env.core.state import OVER
+from hg_env.tables import render_table
+
+Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
+def win_interval(points: float, games: int, z: float = Z_95) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate: ``points`` (wins, ties counting half) out of ``games``.
+
+    The one interval of every win rate hg_env reports: ``hgenv evaluate``, ``hg_env.evaluate``,
+    training evaluations (``eval.jsonl``) and tournament tables (hg_env.train.ratings).
+
+    Why Wilson. A normal approximation over decks or a bootstrap over decks (what evaluations and
+    tournaments used before) estimates the spread from the outcomes themselves, so it collapses to
+    zero width whenever they do not vary: four games split 1-1 on each deck gave
+    ``0.500 [0.500, 0.500]``, a 200-0 sweep ``[1.000, 1.000]``, both claiming certainty. Wilson's
+    interval comes from the binomial model: it is never empty, stays inside [0, 1], keeps close to
+    its nominal coverage from a few games up and at rates near 0 or 1 (Brown, Cai & DasGupta,
+    Statistical Science 16(2), 2001), needs no seed and costs nothing in a tournament matrix.
+
+    It counts games as independent. Evaluations and tournaments play every deck order from every
+    seat (paired decks): that cancels the seat advantage and the luck of the deal from the *rate*;
+    the games of one deck are then correlated, negatively when the deck favours a seat (the
+    interval is then a little too wide) and positively when it favours one agent whatever its seat
+    (a little too narrow)."""
+    if games <= 0:
+        raise ValueError(f"a win rate needs at least one game, got {games}")
+    if not 0 <= points <= games:
+        raise ValueError(f"points must be in [0, games={games}], got {points}")
+    rate = points / games
+    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -40,6 +87,29 @@ class EvalResult:
         return (
             f"vs {self.opponent}: win rate {self.win_rate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}] "
             f"over {self.games} games, mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}"
+        )
+
+    __str__ = line
+
+    @classmethod
+    def from_games(cls, opponent: str, scores: np.ndarray, seats: np.ndarray) -> EvalResult:
+        """The result of finished games: final scores [G, players] and the agent's seat [G]."""
+        rows = np.arange(len(seats))
+        mine = scores[rows, seats]
+        others = scores.astype(np.int64)
+        others[rows, seats] = np.iinfo(np.int64).min
+        best_other = others.max(1)
+        points = np.where(mine > best_other, 1.0, np.where(mine == best_other, 0.5, 0.0))
+        low, high = win_interval(float(points.sum()), len(points))
+        return cls(
+            opponent=opponent,
+            games=len(points),
+            wins=float(points.sum()),
+            win_rate=float(points.mean()),
+            ci_low=low,
+            ci_high=high,
+            mean_score=float(mine.mean()),
+            mean_opponent_score=float(best_other.mean()),
         )
 
 
@@ -85,25 +155,85 @@ def evaluate(
     """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring)."""
     opponent = make_agent(opponent_spec, seed=seed + 1)
     scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
-    rows = np.arange(len(seats))
-    mine = scores[rows, seats]
-    others = scores.copy()
-    others[rows, seats] = np.iinfo(np.int64).min
-    best_other = others.max(1)
-    points = np.where(mine > best_other, 1.0, np.where(mine == best_other, 0.5, 0.0))
-    per_deck = points.reshape(-1, num_players).mean(1)
-    rate = float(points.mean())
-    half = 1.96 * float(per_deck.std(ddof=1)) / math.sqrt(len(per_deck)) if len(per_deck) > 1 else 1.0
-    return EvalResult(
-        opponent=opponent_spec,
-        games=len(points),
-        wins=float(points.sum()),
-        win_rate=rate,
-        ci_low=max(0.0, rate - half),
-        ci_high=min(1.0, rate + half),
-        mean_score=float(mine.mean()),
-        mean_opponent_score=float(best_other.mean()),
+    return EvalResult.from_games(opponent_spec, scores, seats)
+
+
+def evaluate_agent(
+    agent: Any,
+    opponents: Sequence[str] | str = ("greedy", "mcts"),
+    games: int = 200,
+    ruleset: str = DEFAULT_RULESET,
+    num_players: int = 2,
+    seed: int = 0,
+) -> dict[str, EvalResult]:
+    """Win rate of ``agent`` against each opponent spec, seats swapped on paired decks (``hg_env.evaluate``).
+
+    ``agent``: a spec string (``"greedy"``), an ``hg_env.agents.Agent``, a function
+    ``(observation, action_mask) -> action``, or a stable-baselines3 model (or its policy) in
+    memory (module docstring). Every opponent plays the same deck orders (seeded from ``seed``).
+    Returns ``{opponent spec: EvalResult}`` in the order given; ``print`` a result for its line,
+    ``evaluation_table`` for a Markdown table. ValueError naming a bad argument before any game."""
+    opponents = [opponents] if isinstance(opponents, str) else list(opponents)
+    if not opponents or not all(isinstance(spec, str) for spec in opponents):
+        raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= 1_000_000:
+        raise ValueError(f"games must be an integer in 1..1000000, got {games!r}")
+    if isinstance(num_players, bool) or num_players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    if ruleset not in RULESETS:
+        raise ValueError(f"ruleset must be one of {RULESETS}, got {ruleset!r}")
+    for spec in opponents:  # a bad spec is named before any game is played
+        make_agent(spec)
+    player = as_agent(agent, seed=seed)
+    rules = Rules(ruleset=ruleset)
+    return {spec: evaluate(player, spec, int(games), seed, num_players, rules) for spec in opponents}
+
+
+def as_agent(agent: Any, seed: int | None = None) -> Agent:
+    """An ``Agent`` from anything ``evaluate_agent`` takes (its docstring)."""
+    if isinstance(agent, str):
+        return make_agent(agent, seed=seed)
+    if isinstance(agent, Agent):
+        return agent
+    policy = _sb3_policy(agent)
+    if policy is not None:
+        from hg_env.agents.policy import PolicyAgent
+
+        return PolicyAgent.from_policy(policy, seed=seed)
+    if callable(agent):
+        return FunctionAgent(agent, seed=seed)
+    raise ValueError(
+        "agent must be a spec string, an hg_env.agents.Agent, a function (observation, action_mask) -> action "
+        f"or a stable-baselines3 model, got {agent!r}"
     )
+
+
+def _sb3_policy(obj: Any) -> Any:
+    """The actor-critic policy of an SB3 model, or the policy itself; None for anything else.
+
+    Only a live torch module can be one, so torch is never imported here for other agents."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    policy = getattr(obj, "policy", obj)
+    if isinstance(policy, torch.nn.Module) and hasattr(policy, "observation_space"):
+        if not (hasattr(policy, "net") or hasattr(policy, "action_net")):
+            raise ValueError(f"{type(policy).__name__} is not an actor-critic policy: hg_env plays those")
+        return policy
+    return None
+
+
+def evaluation_table(results: dict[str, EvalResult], style: str = "markdown") -> str:
+    """The results of ``evaluate_agent`` as a table (hg_env.tables.render_table)."""
+    header = ("opponent", "games", "win rate", "95% interval", "mean score", "opponent's mean score")
+    rows = [
+        [
+            *(f"`{r.opponent}`", r.games, f"{r.win_rate:.3f}", f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"),
+            *(f"{r.mean_score:.1f}", f"{r.mean_opponent_score:.1f}"),
+        ]
+        for r in results.values()
+    ]
+    return render_table(header, rows, style=style, align="lrrrrr")
 
 
 def main(args) -> int:
@@ -121,8 +251,15 @@ def main(args) -> int:
     for spec in args.opponents:  # a bad spec is named before any game is played
         make_agent(spec)
     torch.set_num_threads(args.threads)
-    agent = make_agent(f"policy:path={args.model}")
-    print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}")
+    agent = make_agent(f"policy:path={args.model}" + (f",ruleset={args.ruleset}" if args.ruleset else ""))
+    reach = (agent.board_shape[-1] - 1) // 2  # the board the model was trained on
+    rules = Rules(ruleset=agent.ruleset or DEFAULT_RULESET, board_reach=reach)
+    if not args.json:
+        print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}")
+    results = {}
     for spec in args.opponents:
-        print("  " + evaluate(agent, spec, args.games, seed=args.seed, num_players=args.players).line(), flush=True)
+        results[spec] = evaluate(agent, spec, args.games, seed=args.seed, num_players=args.players, rules=rules)
+        print(json.dumps(asdict(results[spec])) if args.json else "  " + results[spec].line(), flush=True)
+    if not args.json:
+        print("\n" + evaluation_table(results), end="")
     return 0

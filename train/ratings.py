@@ -14,24 +14,23 @@ the same finished games give the same tables whatever order they finished in
   schedule order; reported as ``mu``, ``sigma`` and the conservative
   ``ordinal = mu - 3 sigma``, which orders the table.
 * **Pairwise win rate** of A over B: over the games where both sat, 1 when A
-  ranked above B, 0.5 when tied, 0 below. 95% confidence intervals by a seeded
-  bootstrap over *matches* (a table and deck, i.e. one deck order replayed with
-  every seating), since games sharing a deck are not independent.
+  ranked above B, 0.5 when tied, 0 below; with its 95% Wilson score interval
+  (``hg_env.train.evaluate.win_interval``, the one interval of every win rate
+  hg_env reports, where the choice is explained).
 * **Scores**: mean final score per agent, with its standard error.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from hg_env.train.evaluate import win_interval
 from openskill.models import PlackettLuce
 
-BOOTSTRAP_SAMPLES = 2000
-BOOTSTRAP_SEED = 12345
+from hg_env.tables import render_table
 
 
 @dataclass
@@ -55,7 +54,7 @@ class Summary:
     rows: list[AgentRow]  # best ordinal first
     agents: list[str]  # in the order the tournament lists them
     win_rate: np.ndarray  # [A, A] row agent over column agent, nan where they never met
-    win_low: np.ndarray  # [A, A] 95% bootstrap interval
+    win_low: np.ndarray  # [A, A] 95% Wilson score interval
     win_high: np.ndarray
     pair_games: np.ndarray  # [A, A] games the two played together
     seconds: dict[str, float]  # mean wall-clock seconds an agent spent deciding per game
@@ -73,7 +72,7 @@ def ranks_from_scores(scores: Sequence[float], loser: int | None = None) -> list
 
 
 def summarize(results: list[dict], agents: Sequence[str]) -> Summary:
-    """Ratings, win-rate matrix with bootstrap intervals, mean scores and timing."""
+    """Ratings, win-rate matrix with 95% intervals, mean scores and timing."""
     agents = list(agents)
     index = {a: i for i, a in enumerate(agents)}
     results = sorted(results, key=lambda r: r["index"])
@@ -134,113 +133,108 @@ def summarize(results: list[dict], agents: Sequence[str]) -> Summary:
 
 
 def pairwise_win_rates(results: list[dict], agents: Sequence[str]) -> tuple[np.ndarray, ...]:
-    """[A, A] win rate of row over column, 95% bootstrap bounds over matches, and game counts."""
+    """[A, A] win rate of row over column (nan where they never met), its 95% interval bounds, and game counts."""
     index = {a: i for i, a in enumerate(agents)}
     n = len(agents)
-    matches: dict[tuple, int] = {}
-    points = []  # per game: (match number, row agent, column agent, points of row)
+    won = np.zeros((n, n))
+    count = np.zeros((n, n), dtype=int)
     for r in results:
-        m = matches.setdefault((r["table"], r["deck"]), len(matches))
         ranks = r["ranks"]
         for s, a in enumerate(r["agents"]):
             for t, b in enumerate(r["agents"]):
                 if s != t:
-                    p = 1.0 if ranks[s] < ranks[t] else 0.5 if ranks[s] == ranks[t] else 0.0
-                    points.append((m, index[a], index[b], p))
-    rate = np.full((n, n), np.nan)
-    low, high = rate.copy(), rate.copy()
-    count = np.zeros((n, n), dtype=int)
-    if not points:
-        return rate, low, high, count
-    arr = np.array(points)
-    match, row, col, pts = arr[:, 0].astype(int), arr[:, 1].astype(int), arr[:, 2].astype(int), arr[:, 3]
-    cell = row * n + col
-    # Per match and cell: points won and games played; a bootstrap sample redraws whole matches.
-    num_matches = len(matches)
-    won = np.zeros((num_matches, n * n))
-    games = np.zeros((num_matches, n * n))
-    np.add.at(won, (match, cell), pts)
-    np.add.at(games, (match, cell), 1.0)
-    total_won, total_games = won.sum(0), games.sum(0)
-    met = np.flatnonzero(total_games > 0)
-    rate = np.full(n * n, np.nan)
-    low, high = rate.copy(), rate.copy()
-    rate[met] = total_won[met] / total_games[met]
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    weights = np.zeros((BOOTSTRAP_SAMPLES, num_matches))
-    pick = rng.integers(0, num_matches, size=(BOOTSTRAP_SAMPLES, num_matches))
-    np.add.at(weights, (np.arange(BOOTSTRAP_SAMPLES)[:, None], pick), 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        samples = (weights @ won[:, met]) / (weights @ games[:, met])  # [samples, cells met]
-    # A resample may hold no game of a pair (nan): percentiles over the others.
-    low[met] = np.nanpercentile(samples, 2.5, axis=0)
-    high[met] = np.nanpercentile(samples, 97.5, axis=0)
-    count = total_games.reshape(n, n).astype(int)
-    return rate.reshape(n, n), low.reshape(n, n), high.reshape(n, n), count
+                    won[index[a], index[b]] += 1.0 if ranks[s] < ranks[t] else 0.5 if ranks[s] == ranks[t] else 0.0
+                    count[index[a], index[b]] += 1
+    rate, low, high = np.full((n, n), np.nan), np.full((n, n), np.nan), np.full((n, n), np.nan)
+    for i, j in zip(*np.nonzero(count)):
+        rate[i, j] = won[i, j] / count[i, j]
+        low[i, j], high[i, j] = win_interval(won[i, j], count[i, j])
+    return rate, low, high, count
 
 
 # ---------------------------------------------------------------- output
 
 
+RATINGS_CSV = (
+    "rank",
+    "agent",
+    "games",
+    "wins",
+    "mu",
+    "sigma",
+    "ordinal",
+    "mean_score",
+    "score_se",
+    "mean_rank",
+    "errors",
+)
+WINRATES_CSV = ("agent", "opponent", "games", "win_rate", "ci_low", "ci_high")
+
+
 def ratings_csv(summary: Summary) -> str:
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(
-        ["rank", "agent", "games", "wins", "mu", "sigma", "ordinal", "mean_score", "score_se", "mean_rank", "errors"]
-    )
-    for k, r in enumerate(summary.rows, 1):
-        numbers = (r.mu, r.sigma, r.ordinal, r.mean_score, r.score_se, r.mean_rank)
-        formats = (".3f", ".3f", ".3f", ".2f", ".2f", ".3f")
-        w.writerow([k, r.agent, r.games, f"{r.wins:g}", *(format(x, f) for x, f in zip(numbers, formats)), r.errors])
-    return out.getvalue()
+    """The ratings as CSV: one number per column (the Markdown table joins some for reading)."""
+    rows = [
+        [
+            *(k, r.agent, r.games, f"{r.wins:g}", f"{r.mu:.3f}", f"{r.sigma:.3f}", f"{r.ordinal:.3f}"),
+            *(f"{r.mean_score:.2f}", f"{r.score_se:.2f}", f"{r.mean_rank:.3f}", r.errors),
+        ]
+        for k, r in enumerate(summary.rows, 1)
+    ]
+    return render_table(RATINGS_CSV, rows, style="csv")
 
 
 def winrates_csv(summary: Summary) -> str:
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["agent", "opponent", "games", "win_rate", "ci_low", "ci_high"])
-    n = len(summary.agents)
-    for i in range(n):
-        for j in range(n):
-            if i != j and summary.pair_games[i, j]:
-                w.writerow(
-                    [summary.agents[i], summary.agents[j], summary.pair_games[i, j]]
-                    + [f"{x:.4f}" for x in (summary.win_rate[i, j], summary.win_low[i, j], summary.win_high[i, j])]
-                )
-    return out.getvalue()
+    """Every pair of agents that met, as CSV."""
+    rows = [
+        [a, b, summary.pair_games[i, j]]
+        + [f"{x:.4f}" for x in (summary.win_rate[i, j], summary.win_low[i, j], summary.win_high[i, j])]
+        for (i, a), (j, b) in itertools.product(enumerate(summary.agents), repeat=2)
+        if i != j and summary.pair_games[i, j]
+    ]
+    return render_table(WINRATES_CSV, rows, style="csv")
 
 
 def markdown(summary: Summary, title: str = "Tournament") -> str:
     """Ratings table, pairwise win-rate matrix and time per game, as Markdown."""
-    lines = [f"## {title}", "", f"{summary.total_games} games.", ""]
-    lines += [
-        "| # | agent | games | wins | rating (mu ± sigma) | ordinal | mean score | mean rank | errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ratings = [
+        [
+            *(k, f"`{r.agent}`", r.games, f"{r.wins:g}", f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.1f}"),
+            *(f"{r.mean_score:.1f} ± {r.score_se:.1f}", f"{r.mean_rank:.2f}", r.errors),
+        ]
+        for k, r in enumerate(summary.rows, 1)
     ]
-    for k, r in enumerate(summary.rows, 1):
-        lines.append(
-            f"| {k} | `{r.agent}` | {r.games} | {r.wins:g} | {r.mu:.1f} ± {r.sigma:.1f} | {r.ordinal:.1f} "
-            f"| {r.mean_score:.1f} ± {r.score_se:.1f} | {r.mean_rank:.2f} | {r.errors} |"
-        )
-    names = [r.agent for r in summary.rows]
-    order = [summary.agents.index(a) for a in names]
-    lines += ["", "Win rate of the row agent against the column agent (ties count half), 95% bootstrap interval:", ""]
-    lines.append("| | " + " | ".join(f"`{a}`" for a in names) + " |")
-    lines.append("|---|" + "---|" * len(names))
-    for i in order:
-        cells = []
-        for j in order:
-            if i == j or not summary.pair_games[i, j]:
-                cells.append("—")
-            else:
-                cells.append(
-                    f"{summary.win_rate[i, j]:.3f} [{summary.win_low[i, j]:.3f}, {summary.win_high[i, j]:.3f}]"
-                    f" (n={summary.pair_games[i, j]})"
-                )
-        lines.append(f"| `{summary.agents[i]}` | " + " | ".join(cells) + " |")
-    lines += ["", "| agent | seconds deciding per game (wall clock) | CPU seconds per game |", "|---|---:|---:|"]
-    lines += [f"| `{a}` | {summary.seconds[a]:.2f} | {summary.cpu_seconds[a]:.2f} |" for a in names]
-    return "\n".join(lines) + "\n"
+    header = ("#", "agent", "games", "wins", "rating (mu ± sigma)", "ordinal", "mean score", "mean rank", "errors")
+    order = [summary.agents.index(r.agent) for r in summary.rows]
+    matrix = [[f"`{summary.agents[i]}`"] + [_pair_cell(summary, i, j) for j in order] for i in order]
+    names = [f"`{summary.agents[i]}`" for i in order]
+    times = [
+        [f"`{a}`", f"{summary.seconds[a]:.2f}", f"{summary.cpu_seconds[a]:.2f}"]
+        for a in (r.agent for r in summary.rows)
+    ]
+    return "\n".join(
+        [
+            f"## {title}",
+            "",
+            f"{summary.total_games} games.",
+            "",
+            render_table(header, ratings, align="rlrrrrrrr"),
+            "Win rate of the row agent against the column agent (ties count half), 95% Wilson score interval:",
+            "",
+            render_table(["", *names], matrix),
+            render_table(
+                ["agent", "seconds deciding per game (wall clock)", "CPU seconds per game"], times, align="lrr"
+            ),
+        ]
+    )
+
+
+def _pair_cell(summary: Summary, i: int, j: int) -> str:
+    if i == j or not summary.pair_games[i, j]:
+        return "—"
+    return (
+        f"{summary.win_rate[i, j]:.3f} [{summary.win_low[i, j]:.3f}, {summary.win_high[i, j]:.3f}]"
+        f" (n={summary.pair_games[i, j]})"
+    )
 
 
 def plot(summary: Summary, path: str) -> None:

@@ -1,0 +1,197 @@
+"""hg_env.evaluate: any agent (spec, Agent, function, SB3 model in memory) against fixed opponents,
+seats swapped on paired decks, with the one win-rate interval (Wilson) shared by evaluations,
+training logs and tournament tables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hg_env.agents.base import FunctionAgent, make_agent
+from hg_env.train.evaluate import EvalResult, as_agent, evaluate, evaluation_table, play_games, win_interval
+
+import hg_env
+from hg_env.core import engine
+from hg_env.core.observation import observe
+from hg_env.core.rules import Rules
+
+
+def test_wilson_interval_known_values_and_bad_input() -> None:
+    assert win_interval(0, 4) == pytest.approx((0.0, 0.48990), abs=1e-5)  # z^2 / (n + z^2)
+    assert win_interval(200, 200) == pytest.approx((0.98116, 1.0), abs=1e-5)
+    low, high = win_interval(50, 100)
+    assert (low, high) == pytest.approx((0.40383, 0.59617), abs=1e-5)
+    assert win_interval(2.5, 5)[0] < 0.5 < win_interval(2.5, 5)[1]  # ties count half
+    for points, games in ((1, 0), (-1, 4), (5, 4)):
+        with pytest.raises(ValueError):
+            win_interval(points, games)
+
+
+def test_an_even_split_over_few_games_no_longer_claims_certainty() -> None:
+    """Four games, each deck split 1-1: the old normal approximation over decks printed 0.500 [0.500, 0.500]."""
+    scores = np.array([[10, 5]] * 4)  # seat 0 wins every game: the agent (seat g % 2) wins one game per deck
+    result = EvalResult.from_games("greedy", scores, np.arange(4) % 2)
+    assert result.win_rate == 0.5
+    assert result.ci_low < 0.2 and result.ci_high > 0.8
+    assert "0.500 [0.150, 0.850] over 4 games" in str(result)
+
+
+def test_evaluate_takes_a_spec_an_agent_and_a_function_and_returns_one_result_per_opponent() -> None:
+    by_spec = hg_env.evaluate("random", opponents=["random", "greedy:opponents=0.5"], games=2, seed=3)
+    assert list(by_spec) == ["random", "greedy:opponents=0.5"]
+    assert all(r.games == 2 and 0 <= r.ci_low <= r.win_rate <= r.ci_high <= 1 for r in by_spec.values())
+    by_agent = hg_env.evaluate(make_agent("random"), opponents="random", games=2, seed=3)
+    assert vars(by_agent["random"]) == vars(by_spec["random"])  # the same seeds, the same games
+
+    seen = []
+
+    def first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
+        seen.append(observation.shape)
+        return int(np.flatnonzero(mask)[0])
+
+    result = hg_env.evaluate(first_legal, opponents=["random"], games=3, ruleset="hg2002", num_players=3)["random"]
+    board = hg_env.SingleAgentEnv(ruleset="hg2002", num_players=3).observation_space.shape
+    assert result.games == 3 and set(seen) == {board}
+    table = evaluation_table({"random": result})
+    assert table.splitlines()[0].startswith("| opponent | games | win rate | 95% interval |")
+    assert f"| `random` | 3 | {result.win_rate:.3f} |" in table
+
+
+def test_evaluate_names_bad_arguments_before_playing() -> None:
+    for kwargs, words in [
+        ({"opponents": ["nobody"]}, "unknown agent"),
+        ({"opponents": []}, "non-empty list"),
+        ({"games": 0}, "games"),
+        ({"num_players": 6}, "num_players"),
+        ({"ruleset": "chess"}, "ruleset"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            hg_env.evaluate("random", **{"opponents": ["random"], "games": 2, **kwargs})
+    with pytest.raises(ValueError, match="agent must be"):
+        hg_env.evaluate(42, opponents=["random"], games=2)
+
+
+def test_hg_env_evaluate_imports_no_torch_for_agents_without_it(tmp_path: Path) -> None:
+    code = """
+        import sys
+        import hg_env
+        assert "hg_env.train.evaluate" not in sys.modules   # imported on first use
+        print(hg_env.evaluate("greedy", opponents=["random"], games=2)["random"].games, "torch" in sys.modules)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "False"]
+
+
+def test_a_function_gets_each_games_own_observation() -> None:
+    """In a batch of games, the function is called per game with that game's board and mask."""
+    calls = []
+    agent = FunctionAgent(lambda obs, mask: calls.append((obs.copy(), mask.copy())) or int(np.flatnonzero(mask)[-1]))
+    state = engine.new_games(2, Rules(), seeds=[1, 2, 3])
+    rows = np.arange(3)
+    obs, masks = observe(state, rows, state.current), engine.legal_action_mask(state)
+    actions = agent.act_batch(obs, masks, state)
+    assert [a for a in actions] == [int(np.flatnonzero(m)[-1]) for m in masks]
+    assert all(np.array_equal(o, obs[i]) and np.array_equal(m, masks[i]) for i, (o, m) in enumerate(calls))
+
+
+# ---------------------------------------------------------------- SB3 models in memory
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+torch = pytest.importorskip("torch")
+
+
+def _models() -> dict[str, object]:
+    """Untrained MaskablePPO models on our envs: the decisions, not the strength, are under test."""
+    from hg_env.train.features import BoardCNN
+    from hg_env.train.policy import HGPolicy
+    from hg_env.train.vec_env import HGVecEnv
+
+    small = dict(channels=8, layers=1, hidden=16)
+    cnn = dict(features_extractor_class=BoardCNN, features_extractor_kwargs=dict(channels=8), net_arch=[16])
+    torch.manual_seed(0)
+    return {
+        "HGPolicy on SingleAgentEnv": sb3_contrib.MaskablePPO(HGPolicy, hg_env.SingleAgentEnv(), policy_kwargs=small),
+        "BoardCNN on SingleAgentEnv": sb3_contrib.MaskablePPO("MlpPolicy", hg_env.SingleAgentEnv(), policy_kwargs=cnn),
+        "HGPolicy, lookahead": sb3_contrib.MaskablePPO(
+            HGPolicy, HGVecEnv(2, lookahead=True), policy_kwargs=dict(small, lookahead=True)
+        ),
+        "MultiInputPolicy, lookahead": sb3_contrib.MaskablePPO(
+            "MultiInputPolicy", HGVecEnv(2, lookahead=True), policy_kwargs=dict(net_arch=[16])
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, object]:
+    return _models()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["HGPolicy on SingleAgentEnv", "BoardCNN on SingleAgentEnv", "HGPolicy, lookahead", "MultiInputPolicy, lookahead"],
+)
+def test_an_sb3_model_plays_what_its_policy_predicts(models, name: str) -> None:
+    """The agent made from a model decides as model.predict(deterministic=True) on the same observation
+    (with lookahead: the Dict observation built as hg_env.vector.lookahead_observation does)."""
+    from hg_env.vector import lookahead_observation
+
+    model = models[name]
+    agent = as_agent(model, seed=5)
+    state = engine.new_games(2, Rules(), seeds=[4, 5, 6])
+    rows = np.arange(3)
+    for _ in range(7):  # a few decisions into the games
+        engine.step(state, agent.act_batch(observe(state, rows, state.current), engine.legal_action_mask(state), state))
+    board, masks = observe(state, rows, state.current), engine.legal_action_mask(state)
+    agent.reset(11)
+    mine = agent.act_batch(board, masks, state)
+    obs = board
+    if agent.net.lookahead:
+        obs = lookahead_observation(board, state, np.random.default_rng(11))
+    expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert np.array_equal(mine, expected)
+    assert all(masks[i, a] for i, a in enumerate(mine))
+
+
+def test_evaluate_takes_a_model_or_its_policy(models) -> None:
+    model = models["BoardCNN on SingleAgentEnv"]
+    from_model = hg_env.evaluate(model, opponents=["random"], games=2)["random"]
+    from_policy = hg_env.evaluate(model.policy, opponents=["random"], games=2)["random"]
+    assert vars(from_model) == vars(from_policy) and from_model.games == 2
+    with pytest.raises(ValueError, match="does not play 'hg2002'"):  # HGPolicy knows its ruleset
+        hg_env.evaluate(models["HGPolicy, lookahead"], opponents=["random"], games=2, ruleset="hg2002")
+    with pytest.raises(ValueError, match="reads observations of shape"):  # BoardCNN: the board's shape
+        hg_env.evaluate(model, opponents=["random"], games=2, ruleset="carcassonne")
+
+
+def test_hgenv_evaluate_plays_the_models_own_ruleset(tmp_path: Path, capsys) -> None:
+    """`hgenv evaluate` used to play hg2020 whatever the model: a hg2002 model was refused."""
+    from hg_env.train.model_file import export_sb3
+    from hg_env.train.policy import HGPolicy
+
+    from hg_env.cli import main
+
+    small = dict(channels=8, layers=1, hidden=16, ruleset="hg2002")
+    model = sb3_contrib.MaskablePPO(HGPolicy, hg_env.SingleAgentEnv(ruleset="hg2002"), policy_kwargs=small)
+    path = str(tmp_path / "classic.zip")
+    export_sb3(model, path, ruleset="hg2002")
+    assert main(["evaluate", "--model", path, "--games", "2", "--opponents", "random", "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["opponent"] == "random" and line["games"] == 2 and line["ci_low"] <= line["win_rate"] <= line["ci_high"]
+    assert main(["evaluate", "--model", path, "--games", "2", "--opponents", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "vs random: win rate" in out and "| `random` | 2 |" in out
+
+
+def test_play_games_keeps_its_arguments() -> None:
+    """play_games(agent, opponent, games, seed, num_players, rules): another evaluation path builds on it."""
+    scores, seats = play_games(make_agent("random"), make_agent("random"), 3, 0, 3, Rules(ruleset="carcassonne"))
+    assert scores.shape == (3, 3) and list(seats) == [0, 1, 2]
+    assert evaluate(make_agent("random"), "random", 3, 0, 3, Rules(ruleset="carcassonne")).games == 3
