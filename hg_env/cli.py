@@ -3,6 +3,7 @@
 Commands (``hgenv <command> --help`` for options)::
 
     demo        a seeded game between random agents: scoring events and final scores
+    agents      the agents of spec strings, their options and defaults
     bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env)
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
     replay      a saved game record as an animated GIF or a PNG of the board
@@ -48,6 +49,35 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _format_event(event: dict) -> str:
     fields = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type")
     return f"{event['type']:<20} {fields}"
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    print(describe_agents(), end="")
+    return 0
+
+
+def describe_agents() -> str:
+    """Every registered agent (hg_env.agents.base.REGISTRY): its one-line doc and its options
+    (the keyword arguments of its constructor) with their defaults, as a spec takes them."""
+    import inspect
+
+    from hg_env.agents.base import REGISTRY, _load_builtin_agents
+
+    _load_builtin_agents()
+    lines = ["Agents (a spec is name or name:key=value,key=value; e.g. mcts:sims=200):", ""]
+    for name, cls in REGISTRY.items():
+        doc = inspect.getdoc(cls) or ""
+        summary = doc.split("\n\n")[0].replace("\n", " ").replace(" (module docstring)", "")
+        module = cls.__module__.removeprefix("hg_env.")
+        lines.append(f"{name:<8} {summary} ({module})")
+        options = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in ("self", "seed")]
+        for option in options:
+            kind = option.annotation if isinstance(option.annotation, str) else option.annotation.__name__
+            default = "(required)" if option.default in ("", inspect.Parameter.empty) else f"= {option.default!r}"
+            lines.append(f"    {option.name:<14} {kind:<12} {default}")
+        if not options:
+            lines.append("    (no options)")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -143,16 +173,49 @@ def _ruleset_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _shows_default(action: argparse.Action) -> bool:
+    """An option whose default --help should state (None and a flag's False say nothing)."""
+    return action.default is not None and action.default is not False and action.default != argparse.SUPPRESS
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: ...)" to every option with a default, unless its help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if not _shows_default(action) or "default" in (action.help or ""):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every hgenv parser and subcommand parser shows the defaults of its options in --help."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if action.help is None and _shows_default(action):  # argparse prints no default without a help text
+            action.help = "(default: %(default)s)"
+        return action
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
-    sub = parser.add_subparsers(dest="command", required=True)
+    from hg_env import __version__
+
+    parser = _Parser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
+    parser.add_argument("--version", action="version", version=f"hgenv (hg_env) {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     demo = sub.add_parser("demo", help="play a seeded game between random agents and print what scored")
-    demo.add_argument("--players", type=int, default=2, choices=range(2, 6))
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--players", type=int, default=2, choices=range(2, 6), help="players (random agents)")
+    demo.add_argument("--seed", type=int, default=0, help="deck and players' seed")
     _ruleset_option(demo)
     demo.set_defaults(func=cmd_demo)
+    agents = sub.add_parser("agents", help="list the agents, their options and defaults")
+    agents.set_defaults(func=cmd_agents)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "fingerprint"])
+    bench.add_argument("what", choices=["core", "env", "fingerprint"], help="%(choices)s")
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
@@ -161,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. random greedy mcts:sims=200")
     tour.add_argument("--players", type=int, default=2, help="players per game, 2..5")
     tour.add_argument("--games", type=int, default=200, help="games per table of agents (all seatings, paired decks)")
-    tour.add_argument("--seed", type=int, default=0)
+    tour.add_argument("--seed", type=int, default=0, help="deck and agent seeds derive from it")
     tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
@@ -198,13 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", required=True, help="a model saved by hgenv train, e.g. runs/default/final_model.zip")
     ev.add_argument("--opponents", nargs="+", default=["random", "greedy"], help="agent specs")
     ev.add_argument("--games", type=int, default=200, help="games per opponent (each deck from every seat)")
-    ev.add_argument("--players", type=int, default=2, choices=range(2, 6))
-    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--players", type=int, default=2, choices=range(2, 6), help="players per game")
+    ev.add_argument("--seed", type=int, default=0, help="deck seeds derive from it (the same for every opponent)")
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
     ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
+    ev.add_argument("--json", action="store_true", help="one line of JSON per opponent")
     ev.set_defaults(func=cmd_evaluate)
     qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
-    qs.add_argument("--config", default="configs/quick.toml")
+    qs.add_argument("--config", default="configs/quick.toml", help="the training config")
     qs.add_argument("--games", type=int, default=40, help="tournament games per pair of agents")
     qs.add_argument("--out", default="results/quickstart", help="folder for the tournament and the board picture")
     qs.set_defaults(func=cmd_quickstart)
