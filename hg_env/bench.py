@@ -90,22 +90,34 @@ def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: i
 def bench_env(seconds: float = 5.0, ruleset: str = "hg2020") -> dict:
     """Our env (``hunters_gatherers_v0`` by default) against PettingZoo's connect_four_v3 and chess_v6
     (pettingzoo[classic])."""
+    import importlib.util
+
     import hg_env
 
-    try:
-        from pettingzoo.classic import chess_v6, connect_four_v3
-    except ImportError as err:
-        raise SystemExit(
-            f"`hgenv bench env` compares with pettingzoo[classic]: pip install 'pettingzoo[classic]' ({err})"
-        ) from None
+    if importlib.util.find_spec("chess") is None:
+        raise SystemExit("`hgenv bench env` compares with pettingzoo[classic]: pip install 'pettingzoo[classic]'")
     ours = get_ruleset(ruleset).env_name
     makers = {
         ours: lambda: hg_env.env(num_players=2, ruleset=ruleset),
-        "connect_four_v3": connect_four_v3.env,
-        "chess_v6": chess_v6.env,
+        "connect_four_v3": lambda: _pettingzoo_env("classic/connect_four_v3"),
+        "chess_v6": lambda: _pettingzoo_env("classic/chess_v6"),
     }
     rates = aec_steps_per_second(makers, seconds)
     return {"env": ours, "steps_per_s": {name: round(rate, 1) for name, rate in rates.items()}}
+
+
+def _pettingzoo_env(env_id: str):
+    """A PettingZoo env by its registry id: ``pettingzoo.make`` (PettingZoo >= 1.27; importing
+    ``pettingzoo.classic.chess_v6`` there warns that the old creation API is deprecated), else
+    the versioned module of older releases."""
+    import importlib
+
+    import pettingzoo
+
+    if hasattr(pettingzoo, "make"):
+        return pettingzoo.make("aec", env_id)
+    family, name = env_id.split("/")
+    return importlib.import_module(f"pettingzoo.{family}.{name}").env()
 
 
 def print_env(result: dict, as_json: bool) -> None:

@@ -4,24 +4,40 @@ For stable-baselines3 and sb3-contrib's ``MaskablePPO``::
 
     from sb3_contrib import MaskablePPO
     from hg_env.agents import make_agent
+    from hg_env.train.policy import HGPolicy
     import hg_env
 
     env = hg_env.SingleAgentEnv(opponents=[make_agent("greedy", seed=0)], reward="win")
-    model = MaskablePPO("MlpPolicy", env).learn(10_000)   # uses env.action_masks()
+    model = MaskablePPO(HGPolicy, env).learn(10_000)   # uses env.action_masks()
 
 The observation is the board tensor of ``hg_env.aec`` (uint8 [C, H, W]) seen from
 the learner; ``action_masks()`` is the legal-action mask. Opponents play their
 turns inside ``step``; the learner's reward is everything it earned since its
 previous action (see the reward modes of ``hg_env.aec``).
 
+The board tensor is not an image: its channels are counts and flags with their own
+bounds (``board_space``). Networks made for it: ``hg_env.train.policy.HGPolicy`` (the
+project's own) or ``hg_env.train.features.BoardCNN`` as the features extractor of
+``"MlpPolicy"``. SB3's ``"CnnPolicy"`` (NatureCNN, for RGB frames of 36x36 pixels or
+more) refuses it with an AssertionError naming the space; plain ``"MlpPolicy"``
+flattens it into a 7-million-parameter first layer.
+
+By name, through Gymnasium's registry (the ``hg_env:`` prefix imports hg_env, which
+registers the ids; Gymnasium 1.x has no entry-point plugins)::
+
+    env = gymnasium.make("hg_env:hg_env/HuntersGatherers-v0", opponents=[...])  # also
+    # hg_env/HuntersGatherersClassic-v0 (hg2002) and hg_env/Carcassonne-v0 (carcassonne)
+    env.get_wrapper_attr("action_masks")()   # the mask through Gymnasium's wrappers (SB3 reads it so)
+
 An opponent is an ``hg_env.agents.Agent`` (called with the game as its search hook, and
 the observation only if ``agent.uses_observation``) or any callable
 ``(observation, action_mask) -> action``.
 
 Illegal learner actions: by default (``illegal_action="lose"``) the episode ends
-with ``illegal_reward`` and a warning naming the move, as PettingZoo's
-``TerminateIllegalWrapper`` does (SB3's ``check_env`` samples unmasked actions);
-``illegal_action="raise"`` raises ValueError instead.
+with ``illegal_reward``, as PettingZoo's ``TerminateIllegalWrapper`` does (SB3's
+``check_env`` samples unmasked actions); the env warns once, naming the first such
+move, and ``info["illegal_action"]`` names every one. ``illegal_action="raise"``
+raises ValueError instead.
 """
 
 from __future__ import annotations
@@ -31,11 +47,25 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import logger
+from gymnasium import logger, spaces
 
 from hg_env.aec import raw_env
 from hg_env.core.actions import sample_uniform
+from hg_env.core.observation import channel_high
 from hg_env.game import check_action
+
+
+def board_space(board_reach: int = 12, ruleset: str = "hg2020") -> spaces.Box:
+    """The board tensor's space: uint8 [C, H, W], channel c bounded by ``channel_high(board_reach, ruleset)[c]``.
+
+    It prints as ``Box(0, channel_high(12, 'hg2020'), (85, 25, 25), uint8)`` rather than as
+    its 53,125 bounds (SB3 quotes the space in its errors, e.g. when ``"CnnPolicy"`` refuses it)."""
+    high = channel_high(board_reach, ruleset)
+    size = 2 * board_reach + 1
+    bounds = np.ascontiguousarray(np.broadcast_to(high[:, None, None], (len(high), size, size)))
+    space = spaces.Box(low=0, high=bounds, dtype=np.uint8)
+    space.high_repr = f"channel_high({board_reach}, {ruleset!r})"
+    return space
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -75,9 +105,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = self.aec.render_mode
-        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        self.observation_space = board_space(self.aec.rules.reach, self.aec.rules.ruleset)
         self.action_space = self.aec.action_space("player_0")
         self.seat = 0 if seat is None else int(seat)
+        self._warned_illegal = False
 
     @property
     def game(self):
@@ -104,7 +135,9 @@ class SingleAgentEnv(gymnasium.Env):
             message = f"illegal action {action} ({self._describe(action)}) for {learner} in phase {self.game.phase}"
             if self.illegal_action == "raise":
                 raise ValueError(message)
-            logger.warn(message + "; the episode ends with illegal_reward")
+            if not self._warned_illegal:  # once per env: check_env and unmasked learners send many
+                logger.warn(message + "; the episode ends with illegal_reward (said once; info['illegal_action'])")
+                self._warned_illegal = True
             for agent in self.aec.agents:
                 self.aec.terminations[agent] = True
             return self._observation(), self.illegal_reward, True, False, self._info(illegal_action=message)

@@ -8,7 +8,12 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+
+with warnings.catch_warnings():
+    # PettingZoo 1.27's own pettingzoo.test.api_test imports pettingzoo.classic.connect_four_v3 (for its
+    # fixtures), the creation API it deprecates; hg_env uses pettingzoo.make (test_bench checks it).
+    warnings.filterwarnings("ignore", "The old environment creation API", DeprecationWarning)
+    from pettingzoo.test import api_test, seed_test
 
 import hg_env
 from hg_env.aec import rank_rewards
@@ -242,12 +247,82 @@ def test_registries() -> None:
     assert obs.shape == single.observation_space.shape
 
 
+# SB3's check_env takes any uint8 [C, H, W] Box for an image and warns about what its CnnPolicy would need
+# (bounds 0..255, channels first, 36x36 pixels): the board tensor is not an image and is not meant for
+# CnnPolicy (hg_env.single_agent says which networks suit it).
+IMAGE_WARNINGS = ("is an image", "Treating image space as channels-last", "minimal resolution for an image")
+
+
 def test_single_agent_env_passes_sb3_check_env() -> None:
+    """check_env passes; its only warnings are the image ones above and ours, once, for the unmasked actions
+    its NaN check samples on purpose (the episodes they end are what illegal_action="lose" promises)."""
     from stable_baselines3.common.env_checker import check_env
 
+    env = hg_env.SingleAgentEnv(num_players=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, skip_render_check=True)
+    messages = [str(w.message) for w in caught if not any(text in str(w.message) for text in IMAGE_WARNINGS)]
+    assert len(messages) == 1 and "illegal action" in messages[0], messages
+    assert env.observation_space == env.aec.observation_space("player_0")["observation"]
+    assert repr(env.observation_space) == "Box(0, channel_high(12, 'hg2020'), (85, 25, 25), uint8)"
+
+
+def test_cnn_policy_refuses_the_board_tensor_in_a_few_lines() -> None:
+    """SB3's NatureCNN (CnnPolicy) is for images: its error names our space in one short line, not its bounds."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    with pytest.raises(AssertionError, match=r"NatureCNN only with images not with Box\(0, channel_high") as err:
+        sb3_contrib.MaskablePPO("CnnPolicy", hg_env.SingleAgentEnv())
+    assert len(str(err.value)) < 800
+
+
+@pytest.mark.parametrize(
+    ("env_id", "ruleset"),
+    [
+        ("hg_env/HuntersGatherers-v0", "hg2020"),
+        ("hg_env/HuntersGatherersClassic-v0", "hg2002"),
+        ("hg_env/Carcassonne-v0", "carcassonne"),
+    ],
+)
+def test_gymnasium_make_imports_hg_env_by_its_module_prefix(env_id: str, ruleset: str, tmp_path) -> None:
+    """Gymnasium 1.x has no entry-point plugins: a fresh interpreter knows our ids only through the
+    "hg_env:" prefix, which imports hg_env (registering them); the masks come through the wrappers."""
+    import subprocess
+    import sys
+
+    code = f"""
+import gymnasium, numpy as np
+try:
+    gymnasium.make("{env_id}")
+except gymnasium.error.Error as err:
+    print("without the prefix:", type(err).__name__)
+env = gymnasium.make("hg_env:{env_id}")
+obs, info = env.reset(seed=0)
+mask = env.get_wrapper_attr("action_masks")()
+obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+print(env.unwrapped.game.rules.ruleset, obs.shape == env.observation_space.shape, mask.dtype)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["without the prefix: NamespaceNotFound", f"{ruleset} True bool"]
+
+
+def test_maskable_ppo_gets_the_masks_through_gymnasium_wrappers(monkeypatch) -> None:
+    """MaskablePPO on a gymnasium.make env reads action_masks through the wrappers (get_wrapper_attr):
+    every learner action is legal, so no episode ends on an illegal move."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from hg_env.train.features import BoardCNN
+
+    calls = []
+    action_masks = hg_env.SingleAgentEnv.action_masks
+    monkeypatch.setattr(hg_env.SingleAgentEnv, "action_masks", lambda self: calls.append(1) or action_masks(self))
+    env = gymnasium.make("hg_env:hg_env/HuntersGatherers-v0")
+    kwargs = dict(features_extractor_class=BoardCNN, features_extractor_kwargs=dict(channels=8), net_arch=[16])
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=16, n_epochs=1, policy_kwargs=kwargs)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(hg_env.SingleAgentEnv(num_players=2), skip_render_check=True)
+        warnings.filterwarnings("error", ".*illegal action")  # gymnasium colours the message
+        model.learn(64)
+    assert model.num_timesteps >= 64 and len(calls) >= 64
 
 
 def test_single_agent_env_plays_whole_games_against_callables() -> None:

@@ -31,7 +31,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 
 from hg_env.core import search
 from hg_env.core.actions import action_layout
-from hg_env.core.observation import channel_high
+from hg_env.single_agent import board_space
 from hg_env.vector import VectorEnv
 
 
@@ -50,10 +50,7 @@ def env_spaces(
     board_reach: int, lookahead: bool = False, ruleset: str = "hg2020"
 ) -> tuple[spaces.Box | spaces.Dict, spaces.Discrete]:
     """The observation and action spaces of ``HGVecEnv`` for a ruleset and board reach (module docstring)."""
-    channels = channel_high(board_reach, ruleset)
-    size = 2 * board_reach + 1
-    high = np.ascontiguousarray(np.broadcast_to(channels[:, None, None], (len(channels), size, size)))
-    board = spaces.Box(low=0, high=high, dtype=np.uint8)
+    board = board_space(board_reach, ruleset)
     actions = action_layout(board_reach, ruleset).size
     if not lookahead:
         return board, spaces.Discrete(actions)
