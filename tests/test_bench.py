@@ -45,3 +45,21 @@ def test_aec_rates_count_every_step_of_every_env() -> None:
     bench.aec_steps_per_second({"other": lambda: hg_env.env(num_players=3), "a": recording_env}, 0.1, 1, seed=3)
     shared = min(len(alone), len(played))
     assert shared > 5 and np.array_equal(alone[:shared], played[:shared])
+
+
+def test_bench_env_uses_pettingzoos_current_creation_api(tmp_path) -> None:
+    """PettingZoo 1.27 deprecates importing pettingzoo.classic.chess_v6; bench env goes through pettingzoo.make."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("chess")
+    code = "from hg_env.cli import main; main(['bench', 'env', '--json', '--seconds', '0.1'])"
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["steps_per_s"]) == {"hunters_gatherers_v0", "connect_four_v3", "chess_v6"}

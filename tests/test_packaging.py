@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True)
@@ -60,3 +62,43 @@ def test_every_package_of_the_repository_is_installed() -> None:
             name = ".".join(parts)
             found.add(mapped.get(parts[0], parts[0]) + name[len(parts[0]) :])
     assert found == listed
+
+
+def test_the_wheel_ships_py_typed_and_the_tile_data(tmp_path: Path) -> None:
+    """PEP 561: hg_env (and hg_env.agents / hg_env.train inside it) declares its type hints; a wheel built
+    from a copy of the sources holds py.typed and the tile catalogues."""
+    import shutil
+    import zipfile
+
+    pytest.importorskip("setuptools", minversion="77")  # the build backend (license = "MIT" needs PEP 639)
+    root = Path(__file__).resolve().parent.parent
+    assert (root / "hg_env" / "py.typed").exists()
+    source = tmp_path / "src"
+    skip = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "runs", "results", "__pycache__")
+    shutil.copytree(root, source, ignore=skip)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", tmp_path],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("hg_env-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "hg_env/py.typed" in names
+    assert {f"hg_env/data/{r}_tiles.json" for r in ("hg2020", "hg2002", "carcassonne")} <= names
+    assert {"hg_env/agents/base.py", "hg_env/train/evaluate.py", "hg_env/tables.py"} <= names
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    import importlib.metadata
+
+    import hg_env
+
+    assert hg_env.__version__ == importlib.metadata.version("hg-env")
+
+
+def test_played_games_are_not_committed() -> None:
+    """`hgenv play` saves its records under games/ in the working directory."""
+    root = Path(__file__).resolve().parent.parent
+    assert "games/" in (root / ".gitignore").read_text().split()

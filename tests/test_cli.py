@@ -1,0 +1,54 @@
+"""The command line's own conveniences: --version, defaults in every --help, `hgenv agents`."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+
+import pytest
+from hg_env.agents.base import REGISTRY, _load_builtin_agents
+
+import hg_env
+from hg_env.cli import build_parser, main
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_version(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"hgenv (hg_env) {hg_env.__version__}"
+
+
+@pytest.mark.parametrize("command", sorted(_subcommands()))
+def test_every_option_with_a_default_shows_it_in_help(command: str) -> None:
+    parser = _subcommands()[command]
+    text = " ".join(parser.format_help().split())  # argparse wraps lines
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if action.default in (None, argparse.SUPPRESS) or action.default is False:
+            continue
+        shown = " ".join(formatter._expand_help(action).split())
+        assert "default" in shown and shown in text, f"hgenv {command} {action.option_strings}: no default in --help"
+
+
+def test_agents_lists_every_agent_with_its_options_defaults_and_doc(capsys) -> None:
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    _load_builtin_agents()
+    assert set(REGISTRY) == {"random", "greedy", "mcts", "policy"}
+    lines = out.splitlines()
+    for name, cls in REGISTRY.items():
+        (line,) = [line for line in lines if line.startswith(f"{name} ")]
+        assert inspect.getdoc(cls).split(".")[0].removesuffix(" (module docstring)") in line  # the one-line doc
+        for option in inspect.signature(cls.__init__).parameters.values():
+            if option.name in ("self", "seed"):
+                continue
+            (row,) = [r for r in lines if r.split()[:1] == [option.name]]
+            assert (repr(option.default) if option.default != "" else "(required)") in row
+    assert "(no options)" in out  # random
