@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-slow lint bench clean
+.PHONY: setup run test test-slow lint bench readme-figures clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ lint: setup
 
 bench: setup
 	$(BIN)/hgenv bench core
+
+# Every number the README publishes, measured again and written between its markers (hg_env/figures.py;
+# hours: `python -m hg_env.figures --list` gives each figure's cost, FIGURES="bench make" picks some).
+FIGURES ?= all
+readme-figures: setup
+	$(BIN)/python -m hg_env.figures --run $(FIGURES) --write README.md
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,199 @@
+"""hg_env.figures: the README's numbers from commands. The long figures are measured by the lead
+(make readme-figures); here the mechanism runs on canned command outputs and on one cheap real figure."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hg_env import figures
+from hg_env.figures import FIGURES, Run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEXT = """# Title
+Inline: <!-- figure:state-memory -->old<!-- /figure -->, kept: <!-- figure:bench -->old table<!-- /figure -->.
+
+<!-- figure:strength -->
+| old | table |
+<!-- /figure -->
+
+<!-- machine -->an old machine
+"""
+
+
+def test_write_replaces_inline_and_block_markers_and_the_machine_line() -> None:
+    out = figures.write(TEXT, {"state-memory": "1 byte", "strength": "| new |\n|---|\n"}, "this machine")
+    assert "Inline: <!-- figure:state-memory -->1 byte<!-- /figure -->," in out
+    assert "<!-- figure:bench -->old table<!-- /figure -->" in out  # not measured: unchanged
+    assert "<!-- figure:strength -->\n| new |\n|---|\n<!-- /figure -->" in out
+    assert out.endswith("<!-- machine -->this machine\n")
+    with pytest.raises(ValueError, match="inline"):
+        figures.write(TEXT, {"state-memory": "two\nlines"}, "m")
+    with pytest.raises(ValueError, match=r"no marker for \['throughput'\]"):
+        figures.write(TEXT, {"throughput": "1 step/s"}, "m")
+
+
+def test_the_machine_line_names_partial_runs_and_keeps_the_oldest_machine() -> None:
+    assert figures.machine_line(TEXT, list(FIGURES), "here") == "here"
+    once = figures.machine_line(TEXT, ["bench"], "here")
+    assert once == "here (bench); earlier figures: an old machine"
+    again = figures.machine_line(figures.write(TEXT, {}, once), ["strength"], "there")
+    assert again == "there (strength); earlier figures: an old machine"
+    assert "cores" in figures.machine() and "Python" in figures.machine() and "numpy" in figures.machine()
+
+
+def test_check_markers_finds_unknown_missing_doubled_and_unclosed_markers() -> None:
+    problems = figures.check_markers(TEXT + "<!-- figure:nothing -->x<!-- /figure --> <!-- figure:bench -->")
+    assert "marker figure:nothing is produced by no figure" in problems
+    assert "figure output throughput has no marker" in problems
+    assert "a <!-- figure:NAME --> marker has no <!-- /figure --> after it" in problems
+    assert "no line starts with <!-- machine -->" in figures.check_markers("")
+
+
+SB3_EXAMPLE = {
+    "parameters": 1234,
+    "steps": 4096,
+    "learn_s": 40.96,
+    "evaluate_s": 12.0,
+    "opponent": "greedy",
+    "games": 200,
+    "win_rate": 0.5,
+    "ci_low": 0.43,
+    "ci_high": 0.57,
+}
+
+
+class FakeRunner:
+    """Canned outputs for the commands figures run; writes the files a command would."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def __call__(self, argv, cwd=None) -> Run:
+        argv = [str(a) for a in argv]
+        self.commands.append(argv)
+        if argv[:2] == ["git", "clone"]:
+            Path(argv[-1]).mkdir(parents=True)
+        if argv == ["make", "run"]:
+            final = {
+                s: {"win_rate": r, "ci_low": r - 0.1, "ci_high": r, "games": 100}
+                for s, r in [("random", 1.0), ("greedy", 0.6)]
+            }
+            (Path(cwd) / "runs" / "quick").mkdir(parents=True)
+            (Path(cwd) / "runs" / "quick" / "final_eval.json").write_text(json.dumps(final))
+        if argv[0] == sys.executable and len(argv) == 2:  # the README's MaskablePPO block in its timing harness
+            return Run(json.dumps(SB3_EXAMPLE), "", 60.0, 60.0)
+        command = argv[3] if argv[:3] == list(figures.HGENV) else argv[0]
+        if command == "bench" and argv[4] == "core":
+            return Run(
+                json.dumps(
+                    {"ruleset": argv[-1], "decisions_per_s": {"1": 6000.4, "1024": 80000.0}, "bytes_per_game": 2048}
+                ),
+                "",
+                5.0,
+                5.0,
+            )
+        if command == "bench":
+            rates = {"hunters_gatherers_v0": 3000.0, "chess_v6": 1500.0, "connect_four_v3": 18000.0}
+            return Run(json.dumps({"env": "hunters_gatherers_v0", "steps_per_s": rates}), "", 30.0, 30.0)
+        if command == "tournament":
+            self._tournament(argv)
+        if command == "train":
+            return Run("", "PPO: 65536 steps in 50.0 s = 1310.7 steps/s (including learning ...)", 60.0, 100.0)
+        if command == "evaluate":
+            lines = [
+                {
+                    "opponent": s,
+                    "games": 200,
+                    "win_rate": 0.75,
+                    "ci_low": 0.69,
+                    "ci_high": 0.8,
+                    "mean_score": 180.0,
+                    "mean_opponent_score": 150.0,
+                }
+                for s in argv[argv.index("--opponents") + 1 : -1]
+            ]
+            return Run("\n".join(map(json.dumps, lines)), "", 30.0, 30.0)
+        return Run("", "", 120.0, 240.0)
+
+    @staticmethod
+    def _tournament(argv: list[str]) -> None:
+        out = Path(argv[argv.index("--out") + 1])
+        a, b = argv[argv.index("--agents") + 1 : argv.index("--players")]
+        with (out / "winrates.csv").open("w") as f:
+            w = csv.writer(f)
+            w.writerow(["agent", "opponent", "games", "win_rate", "ci_low", "ci_high"])
+            w.writerows([[a, b, 200, 0.8, 0.74, 0.85], [b, a, 200, 0.2, 0.15, 0.26]])
+        with (out / "ratings.csv").open("w") as f:
+            w = csv.writer(f)
+            w.writerow(["rank", "agent", "games", "wins", "mu", "sigma", "ordinal", "mean_score"])
+            w.writerows([[1, a, 200, 160, 30, 2, 24, 170.25], [2, b, 200, 40, 20, 2, 14, 130.5]])
+        game = {"agents": [a, b], "agent_cpu_seconds": [2.0, 0.5]}
+        (out / "games.jsonl").write_text(
+            json.dumps(game) + "\n" + json.dumps({**game, "agents": [b, a], "agent_cpu_seconds": [0.5, 4.0]}) + "\n"
+        )
+        (out / "summary.md").write_text("## Tournament\n\n| a table |\n")
+
+
+def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
+    """Each figure (the long ones included) turns its commands' outputs into the texts of its markers."""
+    monkeypatch.chdir(ROOT)  # configs/ and README.md, as make readme-figures runs
+    runner = FakeRunner()
+    values = figures.run_figures(list(FIGURES), runner=runner, log=lambda line: None)
+    assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
+    assert (
+        values["make"]
+        == "`make setup` 2.0 min, `make test` 2.0 min (4.0 min of CPU), `make run` 2.0 min (4.0 min of CPU)"
+    )
+    assert (
+        values["quickstart-eval"]
+        == "100.0% [90.0, 100.0] vs random and 60.0% [50.0, 60.0] vs greedy (its final evaluation, 100 games each)"
+    )
+    assert "| `carcassonne` | 6,000 | 80,000 | 3,000 | 1,500 / 18,000 | 2.00x |" in values["bench"]
+    assert values["state-memory"].startswith("2,048 bytes per game (2.0 KiB) in hg2020, ")
+    assert values["tournament-example"] == "```text\n## Tournament\n\n| a table |\n```"
+    assert values["tournament-example-time"] == "120 s"
+    assert "| `mcts` vs `greedy` | 80.0% [74.0, 85.0] | 170.2 – 130.5 | 3.00 (mcts) |" in values["strength"]
+    assert values["greedy-0.75-vs-greedy"] == "20.0% [15.0, 26.0]"  # the second agent listed
+    assert values["throughput"] == values["throughput-lookahead"] == "1,311 steps/s"
+    assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO)"
+    assert values["default-vs-greedy-0.75"] == "75.0% [69.0, 80.0]; 180 – 150"
+    assert values["sb3-example"].startswith("1,234 parameters; `learn` ran at 100 steps/s (4,096 steps in 41 s")
+    trains = [argv for argv in runner.commands if "train" in argv]
+    lookahead = Path(trains[1][-1]).read_text()
+    assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
+
+
+def test_a_cheap_figure_for_real_into_a_readme(tmp_path: Path) -> None:
+    """python -m hg_env.figures --run state-memory --write FILE: measured, written, the machine named."""
+    readme = tmp_path / "README.md"
+    readme.write_text(TEXT)
+    done = subprocess.run(
+        [sys.executable, "-m", "hg_env.figures", "--run", "state-memory", "--write", str(readme)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    text = readme.read_text()
+    assert "<!-- figure:state-memory -->" in text and " bytes per game (" in text and "in carcassonne" in text
+    assert "<!-- machine -->" in text and "(state-memory); earlier figures: an old machine" in text
+    assert "<!-- figure:bench -->old table<!-- /figure -->" in text
+
+
+def test_list_and_refusals(tmp_path: Path, capsys) -> None:
+    assert figures.main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"`{name}`" in listed and FIGURES[name].command in listed for name in FIGURES)
+    assert figures.main(["--run", "nothing"]) == 2
+    bare = tmp_path / "bare.md"
+    bare.write_text("no markers\n")
+    assert figures.main(["--run", "state-memory", "--write", str(bare)]) == 2  # refused before measuring
+    assert "markers missing for ['state-memory']" in capsys.readouterr().err
