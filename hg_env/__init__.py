@@ -45,6 +45,10 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'hg_env' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted([*globals(), "evaluate"])  # tab completion shows the lazy attribute too
+
+
 def _register() -> None:
     """Make the environments findable by name in PettingZoo's and Gymnasium's registries.
 

@@ -49,7 +49,17 @@ SMALL_BUDGETS = {
 
 def _run(heading: str, code: str) -> None:
     if "sb3_contrib" in code:
+        torch = pytest.importorskip("torch")
         pytest.importorskip("sb3_contrib")
+        # One torch thread: on a shared 2-core machine torch's threads spin against the other processes
+        # (a 10x slower forward pass); the block's result does not depend on it.
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            exec(compile(code, f"README.md block under {heading!r}", "exec"), {})
+        finally:
+            torch.set_num_threads(threads)
+        return
     exec(compile(code, f"README.md block under {heading!r}", "exec"), {})
 
 

@@ -18,7 +18,7 @@ Files in ``--out``
     ``games.jsonl``     one line per finished game, flushed after every game, with
                         scores, ranks, errors, timing and the game record
                         (``Game.to_record``, replay it with ``Game.from_record``)
-    ``summary.md``      ratings, pairwise win rates (95% bootstrap intervals), mean scores, time
+    ``summary.md``      ratings, pairwise win rates (95% Wilson intervals), mean scores, time
     ``ratings.csv``, ``winrates.csv``, ``ratings.png``
 
 Resuming
