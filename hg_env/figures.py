@@ -289,23 +289,27 @@ def measure_default(runner: Runner) -> dict[str, str]:
     }
 
 
+# Runs the README block with its learn and hg_env.evaluate timed in CPU seconds of this process, on one
+# torch thread: on a shared machine wall time (and extra torch threads, which spin) measure the load.
 SB3_EXAMPLE_HARNESS = """
 import json, sys, time
+import torch
 import hg_env.train.evaluate as evaluation
 from sb3_contrib import MaskablePPO
 
+torch.set_num_threads(1)
 spent, learn, evaluate = {}, MaskablePPO.learn, evaluation.evaluate_agent
 
 def timed_learn(self, total_timesteps, *args, **kwargs):
-    start = time.perf_counter()
+    start = time.process_time()
     out = learn(self, total_timesteps, *args, **kwargs)
-    spent.update(learn=time.perf_counter() - start, steps=self.num_timesteps, model=self)
+    spent.update(learn=time.process_time() - start, steps=self.num_timesteps, model=self)
     return out
 
 def timed_evaluate(*args, **kwargs):
-    start = time.perf_counter()
+    start = time.process_time()
     out = evaluate(*args, **kwargs)
-    spent.update(evaluate=time.perf_counter() - start, results=out)
+    spent.update(evaluate=time.process_time() - start, results=out)
     return out
 
 MaskablePPO.learn, evaluation.evaluate_agent = timed_learn, timed_evaluate
@@ -332,17 +336,18 @@ def readme_block(readme: str, section: str) -> str:
 
 
 def measure_sb3_example(runner: Runner) -> dict[str, str]:
-    """The README's MaskablePPO block as written, timing its ``learn`` and its ``hg_env.evaluate``."""
+    """The README's MaskablePPO block as written (on one torch thread), timing its ``learn`` and its
+    ``hg_env.evaluate`` in CPU seconds."""
     block = readme_block(Path("README.md").read_text(encoding="utf-8"), SB3_SECTION)
     script = _fresh_dir("sb3") / "example.py"
     script.write_text(SB3_EXAMPLE_HARNESS.replace("sys.stdin.read()", repr(block)), encoding="utf-8")
     m = json.loads(runner([sys.executable, str(script)]).stdout.strip().splitlines()[-1])
     return {
         "sb3-example": (
-            f"{m['parameters']:,} parameters; `learn` ran at {m['steps'] / m['learn_s']:.0f} steps/s "
-            f"({m['steps']:,} steps in {m['learn_s']:.0f} s, learning included), the evaluation took "
-            f"{m['evaluate_s']:.0f} s and the model won {percent(m['win_rate'], m['ci_low'], m['ci_high'])} "
-            f"of its {m['games']} games against `{m['opponent']}`"
+            f"{m['parameters']:,} parameters; on one torch thread `learn` took {m['learn_s']:.0f} CPU seconds "
+            f"for {m['steps']:,} steps ({m['steps'] / m['learn_s']:.0f} steps/s, learning included), the "
+            f"evaluation {m['evaluate_s']:.0f} CPU seconds, and the model won "
+            f"{percent(m['win_rate'], m['ci_low'], m['ci_high'])} of its {m['games']} games against `{m['opponent']}`"
         )
     }
 
@@ -463,8 +468,11 @@ def machine_line(text: str, names: Sequence[str], here: str) -> str:
     if set(names) >= set(FIGURES):
         return here
     found = MACHINE.search(text)
-    old = found.group(0).removeprefix("<!-- machine -->").split("; earlier figures: ")[-1] if found else "unknown"
-    return f"{here} ({', '.join(names)}); earlier figures: {old}"
+    old = found.group(0).removeprefix("<!-- machine -->") if found else "unknown"
+    last, _, earliest = old.rpartition("; earlier figures: ")
+    if last.startswith(f"{here} ("):  # the same machine and day as the last partial run: add to its list
+        names = [*last.removeprefix(f"{here} (").removesuffix(")").split(", "), *names]
+    return f"{here} ({', '.join(dict.fromkeys(names))}); earlier figures: {earliest}"
 
 
 def write(text: str, values: dict[str, str], machine_line: str) -> str:

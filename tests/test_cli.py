@@ -39,16 +39,22 @@ def test_every_option_with_a_default_shows_it_in_help(command: str) -> None:
 
 def test_agents_lists_every_agent_with_its_options_defaults_and_doc(capsys) -> None:
     assert main(["agents"]) == 0
-    out = capsys.readouterr().out
+    blocks: dict[str, list[str]] = {}  # agent name -> its lines (its doc line, then one per option)
+    for line in capsys.readouterr().out.splitlines()[2:]:
+        if line and not line.startswith(" "):
+            blocks[line.split()[0]] = [line]
+        elif line:
+            blocks[list(blocks)[-1]].append(line)
     _load_builtin_agents()
-    assert set(REGISTRY) == {"random", "greedy", "mcts", "policy"}
-    lines = out.splitlines()
-    for name, cls in REGISTRY.items():
-        (line,) = [line for line in lines if line.startswith(f"{name} ")]
-        assert inspect.getdoc(cls).split(".")[0].removesuffix(" (module docstring)") in line  # the one-line doc
-        for option in inspect.signature(cls.__init__).parameters.values():
-            if option.name in ("self", "seed"):
-                continue
-            (row,) = [r for r in lines if r.split()[:1] == [option.name]]
+    assert {"random", "greedy", "mcts", "policy"} <= set(blocks) == set(REGISTRY)  # tests may register more
+    for name in ("random", "greedy", "mcts", "policy"):
+        cls = REGISTRY[name]
+        doc, *options = blocks[name]
+        assert inspect.getdoc(cls).split(".")[0].removesuffix(" (module docstring)") in doc  # the one-line doc
+        expected = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in ("self", "seed")]
+        if not expected:
+            assert options == ["    (no options)"]
+            continue
+        for option, row in zip(expected, options, strict=True):
+            assert row.split()[0] == option.name
             assert (repr(option.default) if option.default != "" else "(required)") in row
-    assert "(no options)" in out  # random

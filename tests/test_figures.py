@@ -43,8 +43,10 @@ def test_the_machine_line_names_partial_runs_and_keeps_the_oldest_machine() -> N
     assert figures.machine_line(TEXT, list(FIGURES), "here") == "here"
     once = figures.machine_line(TEXT, ["bench"], "here")
     assert once == "here (bench); earlier figures: an old machine"
-    again = figures.machine_line(figures.write(TEXT, {}, once), ["strength"], "there")
-    assert again == "there (strength); earlier figures: an old machine"
+    same = figures.machine_line(figures.write(TEXT, {}, once), ["strength", "bench"], "here")
+    assert same == "here (bench, strength); earlier figures: an old machine"
+    elsewhere = figures.machine_line(figures.write(TEXT, {}, same), ["strength"], "there")
+    assert elsewhere == "there (strength); earlier figures: an old machine"
     assert "cores" in figures.machine() and "Python" in figures.machine() and "numpy" in figures.machine()
 
 
@@ -164,7 +166,9 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert values["throughput"] == values["throughput-lookahead"] == "1,311 steps/s"
     assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO)"
     assert values["default-vs-greedy-0.75"] == "75.0% [69.0, 80.0]; 180 – 150"
-    assert values["sb3-example"].startswith("1,234 parameters; `learn` ran at 100 steps/s (4,096 steps in 41 s")
+    assert values["sb3-example"].startswith(
+        "1,234 parameters; on one torch thread `learn` took 41 CPU seconds for 4,096"
+    )
     trains = [argv for argv in runner.commands if "train" in argv]
     lookahead = Path(trains[1][-1]).read_text()
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
