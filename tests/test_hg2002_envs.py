@@ -60,6 +60,22 @@ def test_registered_names_make_classic_envs() -> None:
     assert single.unwrapped.game.ruleset == "hg2002"
 
 
+def test_bonus_turn_keeps_the_same_agent() -> None:
+    """K1 in the AEC env: after a land tile closes a gold forest, the same agent places the bonus tile."""
+    for seed in range(40):
+        env = hg_env.raw_env(ruleset="hg2002", num_players=2)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.game.is_over:
+            before, extra_before = env.agent_selection, env.game.extra_turn
+            env.step(int(rng.choice(np.flatnonzero(env.observe(before)["action_mask"]))))
+            if env.game.extra_turn and not extra_before:
+                assert env.agent_selection == before
+                assert env.game.tile_to_place in range(79, 91)
+                return
+    pytest.fail("no bonus turn in 40 games")
+
+
 def classic_area_values(area: dict, kind: str) -> int:
     """An area's value by the classic formulas (K3, K4, K7 with S2, K8), from the BFS oracle's summary."""
     if kind == "forest":

@@ -511,9 +511,10 @@ X19 = classic(
     # 3 players. Red's 3 and Yellow's 4 close the start forest, nobody's gatherer on it.
     #
     #   y\x    0       1
+    #   -2    87 r0             87: Yellow's bonus tile
     #   -1     2 r0             2: Blue
     #    0     0       3 r2     3: Red
-    #    1     4 r2             4: Yellow closes -> bonus tile 87 at (-1,-1)... see the plays
+    #    1     4 r2             4: Yellow closes the start forest
     players=3,
     regular=[3, 2, 4, 1],
     menhir=[87],

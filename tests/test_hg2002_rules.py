@@ -319,6 +319,55 @@ def test_s1_a_gatherer_on_the_shrine_tile_has_no_shrine_power() -> None:
     assert meadow["scorers"] == [1] and "shrine" not in meadow
 
 
+SHRINE_AND_FIRE = classic(
+    # X13's meadow (Red's hunter on the shrine, Blue's 2 hunters), and a second gold forest (14-11-13-3-4)
+    # closed by Red's 4: the bonus tile 87 puts the fire into the meadow too.
+    #
+    #   y\x   -1       0       1       2
+    #   -3                     4 r0             4: Red closes 14-11-13-3-4 -> bonus tile 87
+    #   -2            11 r0   13 r0   87 r0     87: the fire
+    #   -1     3 r0   14 r3    2 r0   89 r0     14: Blue; 89: Red's hunter on the shrine; 2 joins
+    #    0    28 r0    0       6 r2   16 r2     6: Blue
+    #    1             5 r2                     5: Red closes the start forest -> bonus tile 89
+    regular=[28, 14, 11, 6, 13, 16, 5, 3, 4, 2],
+    menhir=[89, 87],
+    plays=[
+        play(-1, 0, 0, by=0),
+        play(0, -1, 3, pawn=1, by=1),
+        play(0, -2, 0, by=0),
+        play(1, 0, 2, pawn=0, by=1),
+        play(1, -2, 0, by=0),
+        play(2, 0, 2, by=1),
+        play(0, 1, 2, by=0),
+        play(2, -1, 0, pawn=0, by=0),  # bonus turn: the shrine
+        play(-1, -1, 0, by=1),
+        play(1, -3, 0, by=0),
+        play(2, -2, 0, by=0),  # bonus turn: the fire
+        play(1, -1, 0, by=1),
+    ],
+    scores=[6, 0],
+    events=[
+        {"type": "BONUS_EXTRA_TURN", "player": 0, "tileIds": [0, 5, 6]},
+        {"type": "BONUS_EXTRA_TURN", "player": 0, "tileIds": [3, 4, 11, 13, 14]},
+        {
+            "type": "MEADOW_SCORED",
+            "scorers": [0],
+            "points": 6,
+            "animals": {"mammoth": 1, "aurochs": 0, "deer": 2, "tiger": 1},
+            "deerEaten": 0,
+            "shrine": True,
+        },
+        {"type": "WINNERS", "players": [0], "points": 6},
+    ],
+)
+
+
+def test_shrine_and_fire_in_one_meadow_both_act() -> None:
+    """S1 + S2 (§4): the fire decides the value (no deer eaten: 2 + 2 x 2 = 6), the shrine who gets it
+    (Red alone against Blue's 2 hunters)."""
+    check(SHRINE_AND_FIRE)
+
+
 SPLIT_SHRINE = "hg2002_split_shrine"
 
 
