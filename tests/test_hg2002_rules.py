@@ -72,6 +72,16 @@ def test_a_third_hut_is_never_offered() -> None:
     assert ("hut", 8) in other.legal_occupants()
 
 
+def test_each_river_system_scores_its_own_fish() -> None:
+    """K6, K8: Red's huts stand in two river systems (start lake 1 + 60's lake 2; 57's lake 1) and 59's
+    lake forms a third one with no hut: Red scores 3 and 1, the third system nothing."""
+    sc = dataclasses.replace(THIRD_HUT, plays=[*THIRD_HUT.plays, play(1, -1, 0, by=0), play(-3, -1, 1, by=1)])
+    game = check(sc)
+    assert game.is_over and game.scores == [4, 0]
+    systems = find_events(game, "RIVER_SYSTEM_SCORED")
+    assert sorted((e["scorers"], e["fish"]) for e in systems) == [([0], 1), ([0], 3)]
+
+
 # ---------------------------------------------------------------- the gold check (K1, K2, K15)
 
 TWO_GOLD_FORESTS = classic(
