@@ -57,8 +57,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
+    if args.what == "core" and args.compare:
+        bench.print_compare(bench.compare(args.compare, seconds=args.seconds), args.json)
+        return 0
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
+        return 0
+    if args.what == "calls":
+        result = bench.numpy_calls_per_decision(ruleset=args.ruleset)
+        print(json.dumps(result) if args.json else f"numpy calls per decision (B = 1, {args.ruleset}): {result}")
         return 0
     if args.what == "env":
         bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
@@ -152,7 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(demo)
     demo.set_defaults(func=cmd_demo)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "fingerprint"])
+    bench.add_argument("what", choices=["core", "env", "fingerprint", "calls"])
+    bench.add_argument(
+        "--compare", metavar="REV", help="core: also measure git revision REV, interleaved (ratio new/old)"
+    )
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")

@@ -12,13 +12,27 @@ from hg_env import bench
 from hg_env.cli import main
 
 
-def test_bench_core_json_line(capsys) -> None:
-    assert main(["bench", "core", "--json", "--seconds", "0.2"]) == 0
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_bench_core_json_line(capsys, ruleset: str) -> None:
+    assert main(["bench", "core", "--json", "--seconds", "0.1", "--ruleset", ruleset]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"ruleset", "decisions_per_s", "bytes_per_game"}
-    assert set(result["decisions_per_s"]) == {"1", "1024"}
-    assert all(rate > 0 for rate in result["decisions_per_s"].values())
+    assert set(result) == {"ruleset", "batches", "bytes_per_game"} and result["ruleset"] == ruleset
+    assert set(result["batches"]) == {"1", "64", "1024", "4096"}
+    for row in result["batches"].values():
+        assert row["decisions_per_cpu_s"] > 0 and row["engine_decisions_per_cpu_s"] >= row["decisions_per_cpu_s"]
     assert 0 < result["bytes_per_game"] <= 64 * 1024  # issue target: at most 64 KiB of state per game
+
+
+def test_bench_calls_counts_numpy_calls_per_decision(capsys) -> None:
+    result = bench.numpy_calls_per_decision(decisions=50)
+    assert result["decisions"] == 50 and result["step"] > 0 and result["sampler"] > 0
+
+
+def test_bench_compare_measures_another_revision_interleaved() -> None:
+    """``--compare HEAD``: this tree against its own last commit, both measured, a ratio near 1."""
+    result = bench.compare("HEAD", seconds=0.2, batches=(1,), rounds=2)
+    row = result["batches"]["1"]
+    assert row["new_per_cpu_s"] > 0 and row["old_per_cpu_s"] > 0 and row["ratio"] > 0
 
 
 def test_bench_env_json_line(capsys) -> None:
