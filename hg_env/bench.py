@@ -13,7 +13,7 @@ import zlib
 import numpy as np
 
 from hg_env.core import engine
-from hg_env.core.actions import sample_uniform
+from hg_env.core.actions import sample_rows, sample_uniform
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
@@ -50,8 +50,9 @@ def random_play(batch: int, cpu_seconds: float, ruleset: str = "hg2020", num_pla
 
 
 def sample_legal(state, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per game (-1 for finished games)."""
-    return sample_uniform(engine.legal_action_mask(state), rng)
+    """One uniformly random legal action per game (-1 for finished games), from the compressed legal
+    actions (the same draws as ``sample_uniform`` on the dense mask)."""
+    return sample_rows(*engine.legal_actions(state), rng)
 
 
 def bench_core(seconds: float = 2.0, batches: tuple[int, ...] = BATCHES, ruleset: str = "hg2020") -> dict:
@@ -154,7 +155,7 @@ def compare(revision: str, seconds: float = 2.0, batches: tuple[int, ...] = (1, 
                     totals[(name, b)][1] += answer["cpu_s"]
     finally:
         for proc in workers.values():
-            proc.stdin.close()
+            proc.kill()
             proc.wait()
         subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(old_tree)], capture_output=True)
     out = {"revision": revision, "batches": {}}
