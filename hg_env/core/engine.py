@@ -49,6 +49,7 @@ from hg_env.core.state import (
 from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_FOREST, Z_RIVER
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
+_ROW_ZERO = np.zeros(1, dtype=np.int64)  # the one game of a single-game state (read-only use)
 
 
 # ---------------------------------------------------------------- setup
@@ -107,7 +108,10 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
     layout = action_layout(state.rules)
     if games is None:
         count = state.batch_size
-        rows, wanted = np.arange(count), np.zeros(count, dtype=np.int64)
+        rows, wanted = (
+            _ROW_ZERO if count == 1 else np.arange(count),
+            _ROW_ZERO if count == 1 else np.zeros(count, np.int64),
+        )
     else:
         games = np.asarray(games, dtype=np.intp)
         count = len(games)
@@ -135,20 +139,23 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
             choices = hi - lo + 1
             gi = np.repeat(np.arange(len(g)), choices)
             parts_rows.append(r[gi])
-            parts_actions.append(layout.pit + lo[gi] + np.arange(len(gi)) - np.repeat(np.cumsum(choices) - choices, choices))
+            parts_actions.append(
+                layout.pit + lo[gi] + np.arange(len(gi)) - np.repeat(np.cumsum(choices) - choices, choices)
+            )
         if phase in (OCCUPY, RETAKE):
             parts_rows.append(r)
             parts_actions.append(np.full(len(g), layout.none, dtype=np.int64))
     if not parts_rows:
         return np.zeros(count + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if count == 1:  # one game: its actions in order
+        action = np.sort(np.concatenate(parts_actions) if len(parts_actions) > 1 else parts_actions[0])
+        return np.array([0, len(action)]), action
     row = np.concatenate(parts_rows)
     action = np.concatenate(parts_actions)
-    if len(parts_rows) > 1 or count > 1:  # in order: by game, then by action
-        order = np.argsort(row * layout.size + action, kind="stable")
-        row, action = row[order], action[order]
+    order = np.argsort(row * layout.size + action, kind="stable")  # by game, then by action
     indptr = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(np.bincount(row, minlength=count), out=indptr[1:])
-    return indptr, action
+    return indptr, action[order]
 
 
 def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarray:
@@ -379,10 +386,10 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
 def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np.ndarray, empty: np.ndarray) -> None:
     """The placed cells leave the frontier (the last slot moves into theirs), their empty neighbours
     not yet in it join at the end. ``neighbor`` [G, 4] cells, ``empty`` [G, 4] on the board and empty."""
-    slot = state.frontier_slot[g, cell].astype(np.intp)
+    slot = state.frontier_slot[g, cell]
     inside = slot >= 0  # the start tile is placed on no frontier
     gr, sr = g[inside], slot[inside]
-    last = state.frontier_len[gr].astype(np.intp) - 1
+    last = state.frontier_len[gr] - 1
     moved = state.frontier[gr, last]
     state.frontier[gr, sr] = moved
     state.frontier_slot[gr, moved] = sr
@@ -393,10 +400,11 @@ def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np
     gi, d = joins.nonzero()
     if len(gi):
         new = neighbor[gi, d]
-        slots = state.frontier_len[g[gi]] + np.cumsum(joins, 1)[gi, d] - 1
+        rank = np.arange(len(gi)) if len(g) == 1 else np.arange(len(gi)) - np.searchsorted(gi, gi)  # within its game
+        slots = state.frontier_len[g[gi]] + rank
         state.frontier[g[gi], slots] = new
         state.frontier_slot[g[gi], new] = slots
-        state.frontier_len[g] += joins.sum(1).astype(np.int16)
+        state.frontier_len[g] += joins.sum(1)
 
 
 def _after_place(state: State, g: np.ndarray) -> None:
@@ -499,14 +507,19 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
     spec, tiles = state.spec, state.spec.tiles
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     piece, local, system, _ = occupant_columns(spec)
-    zones = np.maximum(tiles.TILE_ZONE[tile][:, local], 0)  # [G, K]
-    gg, seat = g[:, None], state.current[g]
-    mask = occupant_table(state.rules)[tile] & (state.supply[gg, seat[:, None], piece] > 0)
-    area = ~system
-    free = state.area.occupants[gg, state.area.find(gg, zones[:, area])].sum(-1) == 0  # R5.4
-    mask[:, area] &= free
-    if state.system is not None and mask[:, system].any():  # most tiles hold no water: skip the lookups
-        mask[:, system] &= state.system.occupants[gg, state.system.find(gg, zones[:, system])].sum(-1) == 0  # R5.5
+    mask = occupant_table(state.rules)[tile] & (state.supply[g[:, None], state.current[g][:, None], piece] > 0)
+    gi, k = mask.nonzero()  # look up only the candidates: most columns are no target on a given tile
+    if not len(gi):
+        return mask
+    game, zone = g[gi], tiles.TILE_ZONE[tile[gi], local[k]]
+    in_system = system[k]
+    taken = np.zeros(len(gi), dtype=bool)
+    area = ~in_system
+    taken[area] = state.area.occupants[game[area], state.area.parent[game[area], zone[area]]].any(-1)  # R5.4
+    if in_system.any():  # R5.5: a hut needs a river system without huts
+        gs, zs = game[in_system], zone[in_system]
+        taken[in_system] = state.system.occupants[gs, state.system.parent[gs, zs]].any(-1)
+    mask[gi[taken], k[taken]] = False
     return mask
 
 

@@ -53,7 +53,7 @@ class State:
     supply: np.ndarray  # [B, 5, 3] int8 pawns, huts and abbots in each seat's supply
     score: np.ndarray  # [B, 5] int32 points per seat
     frontier: np.ndarray  # [B, F] int16 the empty cells next to a tile (where tiles may go), slots 0..len-1; -1 after
-    frontier_len: np.ndarray  # [B] int16 cells in the frontier
+    frontier_len: np.ndarray  # [B] int64 cells in the frontier
     frontier_slot: np.ndarray  # [B, N] int16 slot of each cell in the frontier, -1 for cells not in it
     place_fits: np.ndarray  # [B, F, 4] bool the drawn tile fits frontier slot s with rotation r (place phase)
     occupy_mask: np.ndarray  # [B, K] bool legal occupants on the tile just placed (Ruleset.occupy_width)
@@ -197,7 +197,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         supply=supply,
         score=np.zeros((b, MAX_PLAYERS), dtype=np.int32),
         frontier=np.full((b, frontier), -1, dtype=np.int16),
-        frontier_len=np.zeros(b, dtype=np.int16),
+        frontier_len=np.zeros(b, dtype=np.int64),
         frontier_slot=np.full((b, n), -1, dtype=np.int16),
         place_fits=np.zeros((b, frontier, 4), dtype=bool),
         occupy_mask=np.zeros((b, spec.occupy_width), dtype=bool),
