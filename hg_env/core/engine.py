@@ -106,6 +106,10 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
     A game has tens of legal actions, not thousands: this is what samplers and searches read;
     ``legal_action_mask`` spreads it over the flat action space."""
     layout = action_layout(state.rules)
+    if games is None and state.batch_size == 1 and state.phase[0] == PLACE:  # one game placing: the common call
+        slot, rot = state.place_fits[0, : state.frontier_len[0]].nonzero()
+        action = np.sort(4 * state.frontier[0, slot].astype(np.int64) + rot)
+        return np.array([0, len(action)]), action
     if games is None:
         count = state.batch_size
         rows, wanted = (
@@ -318,6 +322,8 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
     )
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
     num_codes = tiles.COMPAT.shape[1]
+    if len(g) == 1:  # one game: scalars and one lookup per tile drawn
+        return np.array([_draw_one(state, int(g[0]), deck, length, nxt)])
     found = np.zeros(len(g), dtype=bool)
     todo = np.arange(len(g))
     while len(todo):
@@ -350,6 +356,29 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         log_events(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
+
+
+def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
+    """``_draw`` for one game: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
+    tiles, restrict = state.spec.tiles, state.spec.filter_placements
+    num_codes = tiles.COMPAT.shape[1]
+    width = int(state.frontier_len[game])
+    cells = state.frontier[game, :width]
+    need = state.need[game, cells]
+    while nxt[game] < length[game]:
+        tile = int(deck[game, nxt[game]])
+        nxt[game] += 1
+        fits = tiles.COMPAT_ROWS.take(np.intp(tile * num_codes) + need, axis=0)  # [L, rot] (a wide index)
+        if restrict is not None:
+            fits = restrict(state, np.array([game]), np.array([tile]), cells[None], fits[None])[0]
+        if fits.any():
+            state.tile_to_place[game] = tile
+            state.place_fits[game, :width] = fits
+            state.place_fits[game, width:] = False
+            return True
+        state.discarded[game, tile] = True
+        log_events(state, [game], [{"type": "TILE_DISCARDED", "tile": tile}])
+    return False
 
 
 def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, tile: np.ndarray) -> None:
@@ -386,6 +415,9 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
 def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np.ndarray, empty: np.ndarray) -> None:
     """The placed cells leave the frontier (the last slot moves into theirs), their empty neighbours
     not yet in it join at the end. ``neighbor`` [G, 4] cells, ``empty`` [G, 4] on the board and empty."""
+    if len(g) == 1:  # one game (the single-game env): a few scalar updates cost less than array calls
+        _update_one_frontier(state, int(g[0]), int(cell[0]), neighbor[0].tolist(), empty[0].tolist())
+        return
     slot = state.frontier_slot[g, cell]
     inside = slot >= 0  # the start tile is placed on no frontier
     gr, sr = g[inside], slot[inside]
@@ -405,6 +437,26 @@ def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np
         state.frontier[g[gi], slots] = new
         state.frontier_slot[g[gi], new] = slots
         state.frontier_len[g] += joins.sum(1)
+
+
+def _update_one_frontier(state: State, game: int, cell: int, neighbor: list[int], empty: list[bool]) -> None:
+    """``_update_frontier`` for one game, with Python scalars (the same slots, the same order)."""
+    frontier, slots, length = state.frontier[game], state.frontier_slot[game], state.frontier_len
+    slot = int(slots[cell])
+    if slot >= 0:
+        last = int(length[game]) - 1
+        moved = int(frontier[last])
+        frontier[slot] = moved
+        slots[moved] = slot
+        frontier[last] = -1
+        length[game] = last
+    slots[cell] = -1
+    for nb, free in zip(neighbor, empty):
+        if free and slots[nb] < 0:
+            n = int(length[game])
+            frontier[n] = nb
+            slots[nb] = n
+            length[game] = n + 1
 
 
 def _after_place(state: State, g: np.ndarray) -> None:
@@ -592,10 +644,14 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
     spec = state.spec
     tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
+    trigger_areas: list[list[set[int]]] = [[] for _ in g]
+    if len(g) == 1:  # one game: most tiles close nothing; look at its closable zones only
+        zones = tiles.CLOSABLE_ZONES[tile[0]]
+        if not len(zones) or state.area.open[g[0], state.area.parent[g[0], zones]].all():
+            return trigger_areas
     gg = g[:, None]
     roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
     closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
-    trigger_areas: list[list[set[int]]] = [[] for _ in g]
     if not closed.any():
         return trigger_areas
     same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER
