@@ -70,6 +70,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "env":
         bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
+    if args.what == "train":
+        module = _train_module("throughput")
+        module.print_train(module.bench_train(steps=args.steps), args.json)
+        return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
         print(json.dumps(digests) if args.json else "\n".join(f"{k:<13} {v}" for k, v in digests.items()))
@@ -159,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(demo)
     demo.set_defaults(func=cmd_demo)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "fingerprint", "calls"])
+    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls"])
+    bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
     bench.add_argument(
         "--compare", metavar="REV", help="core: also measure git revision REV, interleaved (ratio new/old)"
     )
@@ -225,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("bench", "tournament"):
         _single_thread()
+    # torch's OpenMP threads sleep rather than spin while waiting: with two threads on a busy machine
+    # spinning made training collapse (~10x slower); set before torch is imported, never overriding the user.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         return args.func(args)
     except ValueError as err:  # bad input: one line naming the problem, exit status 2, no traceback

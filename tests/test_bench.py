@@ -59,3 +59,20 @@ def test_aec_rates_count_every_step_of_every_env() -> None:
     bench.aec_steps_per_second({"other": lambda: hg_env.env(num_players=3), "a": recording_env}, 0.1, 1, seed=3)
     shared = min(len(alone), len(played))
     assert shared > 5 and np.array_equal(alone[:shared], played[:shared])
+
+
+def test_bench_train_reports_learner_steps_with_and_without_lookahead(tmp_path) -> None:
+    """hgenv bench train's measurement on a tiny config: both rows, steps per wall and CPU second."""
+    pytest.importorskip("sb3_contrib")
+    from hg_env.train.throughput import learner_throughput
+
+    config = tmp_path / "t.toml"
+    config.write_text(
+        "[run]\ntorch_threads = 1\n[env]\nnum_envs = 4\n[policy]\nchannels = 8\nlayers = 1\nhidden = 16\n"
+        "[ppo]\nn_steps = 16\nbatch_size = 32\nn_epochs = 1\n[opponents]\ngreedy_weight = 0.0\n"
+        "[eval]\nevery = 0\nfinal_games = 0\n"
+    )
+    for lookahead in (False, True):
+        row = learner_throughput(config, 64, lookahead)
+        assert row["lookahead"] is lookahead and row["steps"] == 64
+        assert row["steps_per_s"] > 0 and row["steps_per_cpu_s"] > 0
