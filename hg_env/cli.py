@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from typing import NoReturn
 
 
 def _single_thread() -> None:
@@ -50,13 +51,28 @@ def _format_event(event: dict) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    import math
+
     from hg_env import bench
 
+    if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
+        raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
+    if args.what == "core" and args.compare:
+        bench.print_compare(bench.compare(args.compare, seconds=args.seconds), args.json)
+        return 0
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
+    if args.what == "calls":
+        result = bench.numpy_calls_per_decision(ruleset=args.ruleset)
+        print(json.dumps(result) if args.json else f"numpy calls per decision (B = 1, {args.ruleset}): {result}")
+        return 0
     if args.what == "env":
         bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
+        return 0
+    if args.what == "train":
+        module = _train_module("throughput")
+        module.print_train(module.bench_train(steps=args.steps), args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -100,25 +116,30 @@ def _train_module(name: str):
 
     missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
-        raise SystemExit(f"hgenv {name} needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
+        _fail(name, f"needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
     return importlib.import_module(f"hg_env.train.{name}")
+
+
+def _fail(command: str, message: str) -> NoReturn:
+    """One line ``hgenv <command>: <message>`` on stderr, exit status 2 (bad input, nothing done)."""
+    print(f"hgenv {command}: {' '.join(str(message).split())}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     module = _train_module("train")
-    from hg_env.train.config import ConfigError
-
     try:
         return module.main(args)
-    except (ConfigError, ValueError, module.CheckpointError) as err:
-        raise SystemExit(f"hgenv train: {err}") from None
+    except (ValueError, OSError, module.CheckpointError) as err:  # ConfigError, TrainingDiverged: ValueErrors
+        _fail("train", str(err))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    module = _train_module("evaluate")
     try:
-        return _train_module("evaluate").main(args)
-    except ValueError as err:
-        raise SystemExit(f"hgenv evaluate: {err}") from None
+        return module.main(args)
+    except (ValueError, OSError) as err:
+        _fail("evaluate", str(err))
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:
@@ -142,7 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(demo)
     demo.set_defaults(func=cmd_demo)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "fingerprint"])
+    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls"])
+    bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
+    bench.add_argument(
+        "--compare", metavar="REV", help="core: also measure git revision REV, interleaved (ratio new/old)"
+    )
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
@@ -205,7 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("bench", "tournament"):
         _single_thread()
-    return args.func(args)
+    # torch's OpenMP threads sleep rather than spin while waiting: with two threads on a busy machine
+    # spinning made training collapse (~10x slower); set before torch is imported, never overriding the user.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        return args.func(args)
+    except ValueError as err:  # bad input: one line naming the problem, exit status 2, no traceback
+        print(f"hgenv {args.command}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import pytest
 
 from hg_env.core import engine
 from hg_env.core.state import OVER
-from tests.invariants import check_areas, check_mask, check_pieces, check_tiles
+from tests.invariants import check_areas, check_frontier, check_mask, check_pieces, check_tiles
 
 
 def play_batch(num_players: int, seeds: list[int], oracle_every: int = 1, **flags) -> engine.State:
@@ -31,6 +31,7 @@ def play_batch(num_players: int, seeds: list[int], oracle_every: int = 1, **flag
         for i in range(state.batch_size):
             check_pieces(state, i)
             check_tiles(state, i)
+            check_frontier(state, i)
             if steps % oracle_every == 0 or state.phase[i] == OVER:
                 check_areas(state, i)
     return state

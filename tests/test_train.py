@@ -1,9 +1,11 @@
 """PPO training: config validation, the network's action layout, train -> checkpoint -> resume ->
-evaluate on configs/tiny.toml, corrupt checkpoints and policy files, the policy agent."""
+evaluate on configs/tiny.toml, corrupt checkpoints and policy files, the policy agent; hardening:
+bounds checked before anything is created, checkpoints that are data, logs that resume exactly."""
 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -11,16 +13,21 @@ import time
 import tomllib
 from pathlib import Path
 
+import hg_env.train.train as train_module
 import numpy as np
 import pytest
+import tomli_w
 import torch
 from hg_env.agents.base import make_agent
-from hg_env.agents.policy import PolicyAgent, load_policy
+from hg_env.agents.policy import PolicyAgent
 from hg_env.train import tournament
+from hg_env.train.checkpoint import CHECKPOINT_FORMAT
 from hg_env.train.config import ConfigError, config_from_dict, load_config, to_toml
 from hg_env.train.evaluate import evaluate
+from hg_env.train.model_file import load_model
 from hg_env.train.policy import BoardNet, sample
-from hg_env.train.train import CheckpointError, checkpoint_paths, train
+from hg_env.train.train import CheckpointError, TrainingDiverged, checkpoint_paths, train
+from sb3_contrib import MaskablePPO
 
 from hg_env.cli import main as cli_main
 from hg_env.core import engine
@@ -37,6 +44,55 @@ def tiny_config(out_dir: Path, name: str = "tiny"):
     config.run.out_dir = str(out_dir)
     config.run.name = name
     return config
+
+
+class CreatesMarker:
+    """Unpickling this object opens (creates) the marker file: what a crafted file would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def tensorboard_scalars(run: Path) -> dict[tuple[str, str, int], float]:
+    """(folder, tag, step) -> value of every scalar a run logged; each must appear once. The
+    wall-clock values (time/*) are left out: they differ between any two runs."""
+    from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+    from tensorboard.compat.proto.event_pb2 import Event
+
+    out: dict[tuple[str, str, int], float] = {}
+    for path in sorted((run / "tensorboard").rglob("events.out.tfevents.*")):
+        for record in RawEventFileLoader(str(path)).Load():
+            event = Event.FromString(record)
+            for value in event.summary.value:
+                key = (path.parent.name, value.tag, event.step)
+                if not value.tag.startswith("time/"):
+                    assert key not in out, f"{key} logged twice"
+                    out[key] = value.simple_value
+    return out
+
+
+def write_config(path: Path, table: str, key: str, value) -> Path:
+    """configs/tiny.toml with one value changed (``table`` may be dotted: "env.rules")."""
+    raw = tomllib.loads(TINY.read_text())
+    section = raw
+    for name in table.split("."):
+        section = section.setdefault(name, {})
+    section[key] = value
+    path.write_text(tomli_w.dumps(raw), encoding="utf-8")
+    return path
+
+
+def run_cli_expecting_bad_input(args: list[str], capsys: pytest.CaptureFixture) -> str:
+    """Run hgenv; it must exit with status 2 after one line on stderr; returns that line."""
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(args)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"hgenv {args[0]}: "), err
+    return err
 
 
 def positions(count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -69,14 +125,14 @@ def test_shipped_configs_are_valid_and_round_trip(name: str) -> None:
         ({"optimizer": {}}, "unknown table 'optimizer'"),
         ({"ppo": {"n_epochs": 2.5}}, "ppo.n_epochs must be an int, got 2.5"),
         ({"ppo": {"n_epochs": True}}, "ppo.n_epochs must be an int"),
-        ({"ppo": {"n_epochs": 0}}, "ppo.n_epochs must be >= 1, got 0"),
+        ({"ppo": {"n_epochs": 0}}, "ppo.n_epochs must be 1..1000, got 0"),
         ({"ppo": {"learning_rate": "fast"}}, "ppo.learning_rate must be a number"),
         ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be in (0, 1]"),
         ({"ppo": {"batch_size": 10_000}}, "ppo.batch_size must be <= ppo.n_steps * env.num_envs = 4096"),
         ({"env": {"reward": "points"}}, "env.reward must be one of"),
         ({"env": {"rules": {"board_rech": 8}}}, "env.rules: unknown rule flag(s) ['board_rech']"),
         ({"env": {"num_players": 7}}, "env.num_players must be 2..5"),
-        ({"run": {"name": "a/b"}}, "run.name must be a folder name"),
+        ({"run": {"name": "a/b"}}, "run.name must be a plain folder name"),
         ({"eval": {"opponents": ["greedy", "nobody"]}}, "eval.opponents: unknown agent 'nobody'"),
         ({"eval": {"opponents": "greedy"}}, "eval.opponents must be a list of strings"),
         ({"ppo": 3}, "[ppo] must be a table"),
@@ -93,18 +149,97 @@ def test_bad_configs_name_the_key(raw: dict, message: str) -> None:
     assert message in str(err.value)
 
 
-def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
+def test_config_file_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[ppo]\nn_epochs = 0\n")
-    with pytest.raises(ConfigError, match=r"bad\.toml: ppo\.n_epochs must be >= 1"):
+    with pytest.raises(ConfigError, match=r"bad\.toml: ppo\.n_epochs must be 1\.\.1000"):
         load_config(bad)
     bad.write_text("[ppo\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(bad)
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "missing.toml")
-    with pytest.raises(SystemExit, match=r"hgenv train: .*bad\.toml: not valid TOML"):
+    with pytest.raises(SystemExit) as exit_:
         cli_main(["train", "--config", str(bad)])
+    assert exit_.value.code == 2
+    assert re.fullmatch(r"hgenv train: .*bad\.toml: not valid TOML.*\n", capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value", "message"),
+    [
+        ("ppo", "ent_coef", float("inf"), "ppo.ent_coef must be a finite number, got inf"),
+        ("ppo", "learning_rate", float("nan"), "ppo.learning_rate must be a finite number, got nan"),
+        ("env", "reward_scale", float("inf"), "env.reward_scale must be a finite number, got inf"),
+        ("env", "num_envs", 10**12, "env.num_envs must be 1..4096, got 1000000000000"),
+        ("env.rules", "board_reach", 1_000_000, "env.rules.board_reach must be 1..94"),
+        ("run", "seed", 2**32, "run.seed must be 0..4294967295, got 4294967296"),
+        ("run", "name", "a\0b", "run.name must be a plain folder name"),
+        ("ppo", "n_steps", 65536, "ppo.n_steps * env.num_envs must be small enough for one rollout to fit"),
+    ],
+)
+def test_numbers_must_be_finite_and_in_bounds_before_anything_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, table, key, value, message
+) -> None:
+    """ent_coef = inf trained to a NaN model, reward_scale = inf died as an "illegal action", a huge
+    num_envs or board_reach exhausted memory, seed = 2**32 failed after the run folder existed."""
+    config = write_config(tmp_path / "bad.toml", table, key, value)
+    monkeypatch.chdir(tmp_path)
+    err = run_cli_expecting_bad_input(["train", "--config", str(config), "--no-progress"], capsys)
+    assert "bad.toml: " in err and message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]  # no run folder
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (["--name", "../escaped"], "run.name must be a plain folder name"),
+        (["--name", "ABSOLUTE"], "run.name must be a plain folder name"),
+        (["--name", ".."], "run.name must be a plain folder name"),
+        (["--total-timesteps", "-5"], "run.total_timesteps must be 1..1000000000, got -5"),
+        (["--total-timesteps", "0"], "run.total_timesteps must be 1..1000000000, got 0"),
+    ],
+)
+def test_command_line_overrides_are_validated_like_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, override, message
+) -> None:
+    """--name ../escaped wrote outside runs/, --total-timesteps -5 trained nothing, 0 was ignored."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    override = [str(tmp_path / "abs") if a == "ABSOLUTE" else a for a in override]
+    err = run_cli_expecting_bad_input(["train", "--config", str(TINY), "--no-progress", *override], capsys)
+    assert message in err
+    assert [p.name for p in tmp_path.rglob("*")] == ["work"]  # nothing written, inside runs/ or out of it
+
+
+def test_unreadable_config_files_are_named_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('[run]\nname = "café"\n'.encode("latin-1"))
+    err = run_cli_expecting_bad_input(["train", "--config", str(latin1)], capsys)
+    assert "latin1.toml: not UTF-8 text (byte 0xe9 at offset 17); save the file as UTF-8" in err
+    nul = tmp_path / "nul.toml"
+    nul.write_text('[run]\nname = "a\\u0000b"\n', encoding="utf-8")  # a NUL by TOML escape
+    assert "nul.toml: run.name must be a plain folder name" in run_cli_expecting_bad_input(
+        ["train", "--config", str(nul)], capsys
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latin1.toml", "nul.toml"]
+
+
+def test_train_leaves_malloc_alone_unless_tune_malloc_is_set(tmp_path: Path, monkeypatch) -> None:
+    """train() changed glibc's malloc settings for the whole process as a side effect."""
+    calls = []
+    monkeypatch.setattr(train_module, "_tune_malloc", lambda: calls.append(1))
+    config = tiny_config(tmp_path)
+    config.run.total_timesteps, config.imitation.decisions, config.eval.final_games = 1, 0, 0
+    train(config, progress=False)
+    assert calls == []
+    config.run.name, config.run.tune_malloc = "tuned", True
+    train(config, progress=False)
+    assert calls == [1]
 
 
 # ---------------------------------------------------------------- network
@@ -200,16 +335,17 @@ def test_resume_continues_exactly(trained: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="already holds a run: pass --resume"):
         train(config, progress=False)
     train(config, resume=True, progress=False)
-    ours, theirs = load_policy(run / "final_model.zip"), load_policy(trained / "final_model.zip")
+    ours, theirs = load_model(run / "final_model.zip").net, load_model(trained / "final_model.zip").net
     for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
         assert torch.equal(a, b), name
     assert (run / "eval.jsonl").read_text() == (trained / "eval.jsonl").read_text()
+    assert tensorboard_scalars(run) == tensorboard_scalars(trained)
 
 
 def test_resume_refuses_a_changed_config(trained: Path) -> None:
     config = tiny_config(trained.parent)
     config.ppo.n_epochs = 3
-    with pytest.raises(ValueError, match=r"differs from this config in \['ppo.n_epochs'\]"):
+    with pytest.raises(CheckpointError, match=r"other settings \(ppo.n_epochs: 1 there, 3 now\)"):
         train(config, resume=True, progress=False)
 
 
@@ -222,6 +358,105 @@ def test_corrupt_checkpoint_is_named(trained: Path, tmp_path: Path) -> None:
         train(config, resume=True, progress=False)
     with pytest.raises(CheckpointError, match="nothing to resume"):
         train(tiny_config(tmp_path, "never_ran"), resume=True, progress=False)
+
+
+def test_a_checkpoint_never_runs_code_embedded_in_it(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    checkpoints = tmp_path / "tiny" / "checkpoints"
+    checkpoints.mkdir(parents=True)
+    torch.save({"format": CHECKPOINT_FORMAT, "policy": CreatesMarker(marker)}, checkpoints / "step_0000000256.pt")
+    with pytest.raises(CheckpointError, match=r"step_0000000256\.pt holds more than tensors and plain values"):
+        train(tiny_config(tmp_path), resume=True, progress=False)
+    assert not marker.exists()
+
+
+def test_a_checkpoint_from_another_network_or_config_is_refused_naming_what_differs(
+    trained: Path, tmp_path: Path
+) -> None:
+    config = tiny_config(tmp_path)
+    original = checkpoint_paths(trained)[-1]
+    payload = torch.load(original, weights_only=True)
+    copy = tmp_path / "tiny" / "checkpoints" / original.name
+    copy.parent.mkdir(parents=True)
+
+    def refused(changed: dict, message: str, config=config) -> None:
+        torch.save(changed, copy)
+        with pytest.raises(CheckpointError) as err:
+            train(config, resume=True, progress=False)
+        assert str(err.value).startswith(str(copy)) and message in str(err.value), str(err.value)
+
+    refused({k: v for k, v in payload.items() if k != "optimizer"}, "is incomplete: it lacks ['optimizer']")
+    policy = dict(payload["policy"], **{"net.stem.weight": torch.zeros(8, 10)})
+    refused(
+        dict(payload, policy=policy),
+        "its network differs from this config's: net.stem.weight has shape (8, 10), "
+        "this config's network needs (8, 84)",
+    )
+    wider = tiny_config(tmp_path)
+    wider.policy.channels = 16
+    refused(payload, "written with other settings (policy.channels: 8 there, 16 now)", wider)
+    refused(dict(payload, games={}), "cannot be restored")
+    assert not (tmp_path / "tiny" / "final_model.zip").exists()
+
+
+def test_a_kill_between_an_evaluation_and_its_checkpoint_logs_that_evaluation_once(
+    trained: Path, tmp_path: Path
+) -> None:
+    """Killed after the evaluation at 256 steps and while writing the checkpoint after it, the run
+    resumes from the checkpoint before; eval.jsonl and TensorBoard end as the uninterrupted run's."""
+    config = tiny_config(tmp_path)
+    run = train(config, progress=False, stop_after=256, stop_before_checkpoint=True)
+    assert [p.name for p in checkpoint_paths(run)] == ["step_0000000000.pt"]
+    assert len((run / "eval.jsonl").read_text().splitlines()) == 1  # the evaluation at 256 was written
+    (run / "checkpoints" / ".step_0000000256.pt.k1ll3d.tmp").write_bytes(b"PK\x03\x04 half a checkpoint")
+    train(config, resume=True, progress=False)
+    assert (run / "eval.jsonl").read_text() == (trained / "eval.jsonl").read_text()
+    assert tensorboard_scalars(run) == tensorboard_scalars(trained)
+    ours, theirs = load_model(run / "final_model.zip").net, load_model(trained / "final_model.zip").net
+    for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        assert torch.equal(a, b), name
+
+
+@pytest.mark.parametrize("poison", ["loss", "parameters"])
+def test_training_stops_on_a_non_finite_update_naming_the_step_and_the_last_good_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, poison: str
+) -> None:
+    config = tiny_config(tmp_path)
+    config.imitation.decisions, config.eval.every = 0, 0
+    original, updates = MaskablePPO.train, []
+
+    def poisoned(self) -> None:
+        original(self)
+        updates.append(self.num_timesteps)
+        if poison == "loss":
+            self.logger.record("train/loss", float("nan"))
+        elif len(updates) == 2:
+            with torch.no_grad():
+                self.policy.net.stem.weight[0, 0] = float("inf")
+
+    monkeypatch.setattr(MaskablePPO, "train", poisoned)
+    if poison == "loss":
+        expected = r"diverged at step 256: after the PPO update the loss is nan; .*no checkpoint was written yet"
+    else:
+        expected = (
+            r"diverged at step 512: after the PPO update parameter net\.stem\.weight holds NaN or inf; .*"
+            r"the last good checkpoint is .*step_0000000256\.pt: --resume continues from it"
+        )
+    with pytest.raises(TrainingDiverged, match=expected):
+        train(config, progress=False)
+    run = tmp_path / "tiny"
+    saved = [p.name for p in checkpoint_paths(run)]
+    assert saved == ([] if poison == "loss" else ["step_0000000256.pt"]) and not (run / "final_model.zip").exists()
+
+
+def test_a_truncated_config_toml_in_a_run_dir_does_not_block_it(tmp_path: Path) -> None:
+    """The run's config.toml is a copy (the checkpoints hold the config): a damaged one is rewritten."""
+    config = tiny_config(tmp_path)
+    run = train(config, progress=False, stop_after=256)
+    saved = run / "config.toml"
+    saved.write_bytes(saved.read_bytes()[:25])
+    train(config, resume=True, progress=False)
+    assert load_config(saved) == config
 
 
 def test_policy_agent_plays_legal_moves(trained: Path) -> None:
@@ -250,8 +485,8 @@ def test_lookahead_policy_trains_resumes_and_plays(tmp_path: Path) -> None:
     whole = train(config("whole"), progress=False)
     run = train(config("cut"), progress=False, stop_after=256)
     train(config("cut"), resume=True, progress=False)
-    ours, theirs = load_policy(run / "final_model.zip"), load_policy(whole / "final_model.zip")
-    assert ours.net.lookahead
+    ours, theirs = load_model(run / "final_model.zip").net, load_model(whole / "final_model.zip").net
+    assert ours.lookahead
     for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
         assert torch.equal(a, b), name
     assert (run / "eval.jsonl").read_text() == (whole / "eval.jsonl").read_text()
@@ -270,7 +505,7 @@ def test_bad_policy_files_are_named(tmp_path: Path) -> None:
         make_agent(f"policy:path={tmp_path / 'none.zip'}")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"PK\x03\x04 not really a zip")
-    with pytest.raises(ValueError, match=r"broken\.zip is not a readable policy"):
+    with pytest.raises(ValueError, match=r"broken\.zip is not a model file: not a readable zip"):
         PolicyAgent(path=str(broken))
     with pytest.raises(ValueError, match="needs a model file"):
         make_agent("policy")
@@ -280,6 +515,20 @@ def test_evaluate_command(trained: Path, capsys: pytest.CaptureFixture) -> None:
     model = str(trained / "final_model.zip")
     assert cli_main(["evaluate", "--model", model, "--games", "2", "--opponents", "random", "--threads", "1"]) == 0
     assert "vs random: win rate" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "none.zip"], "model file none.zip does not exist"),
+        (["--games", "0"], "--games must be 1..1000000, got 0"),
+        (["--threads", "0"], "--threads must be 1..256, got 0"),
+        (["--opponents", "nobody"], "unknown agent 'nobody'"),
+    ],
+)
+def test_evaluate_ends_bad_input_with_one_line(trained: Path, capsys: pytest.CaptureFixture, args, message) -> None:
+    command = ["evaluate", "--model", str(trained / "final_model.zip"), "--games", "2", *args]
+    assert message in run_cli_expecting_bad_input(command, capsys)
 
 
 def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -221,7 +221,11 @@ class Observer:
         rows[:, num_static:] = self._tile_features(state, g, order, gi, ti, game)
         out[gi, :d0, cell] = rows
         in_place = (state.phase[g] == PLACE).nonzero()[0]
-        out[in_place, d0 : d0 + 4] = state.place_mask[g[in_place]].transpose(0, 2, 1)
+        if len(in_place):  # the legal planes: the drawn tile's fits on the frontier cells
+            width = int(state.frontier_len[g[in_place]].max())
+            gi, slot = (state.frontier[g[in_place], :width] >= 0).nonzero()
+            fit_cells = state.frontier[g[in_place][gi], slot]
+            out[in_place[gi, None], d0 + np.arange(4), fit_cells[:, None]] = state.place_fits[g[in_place][gi], slot]
         last = state.last_cell[g]
         has_last = (last >= 0).nonzero()[0]
         out[has_last, d0 + 4, last[has_last]] = 1

@@ -12,7 +12,6 @@ from hg_env.core.ruleset import DEFAULT_RULESET, Flag, Ruleset, get_ruleset
 from hg_env.core.tiles import DIRECTION_OFFSETS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
-MAX_REACH = 128  # boards up to 257 x 257 positions; larger asks for gigabytes per game
 
 # Flags every ruleset has (docs/rules/hg2020.md Appendix A for their ids); a ruleset adds its own.
 COMMON_FLAGS: dict[str, Flag] = {
@@ -38,7 +37,8 @@ class Rules:
     (``rules.hut_targets``). Unknown flags and bad values raise ValueError.
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_hash", "_values", "spec")
+    spec: Ruleset  # the ruleset definition (tiles, pieces, points, rule functions)
 
     def __init__(self, ruleset: str = DEFAULT_RULESET, board_reach: int | None = 12, start_rotation: int = 0, **flags):
         spec = get_ruleset(ruleset)
@@ -48,8 +48,8 @@ class Rules:
             raise ValueError(
                 f"unknown rule flag(s) {unknown} for ruleset {ruleset!r}; known flags: {self.flags_of(ruleset)}"
             )
-        if board_reach is not None:
-            board_reach = check_int("board_reach", board_reach, 1, MAX_REACH)
+        if board_reach is not None:  # with T tiles no tile lies more than T - 1 steps from the start tile
+            board_reach = check_int("board_reach", board_reach, 1, spec.tiles.num_tiles - 1)
         values: dict[str, Any] = {
             "ruleset": ruleset,
             "board_reach": board_reach,
@@ -58,6 +58,8 @@ class Rules:
         for name, flag in known.items():
             values[name] = flag.check(name, flags.get(name, flag.default))
         object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_hash", hash(tuple(sorted(values.items()))))
+        object.__setattr__(self, "spec", spec)  # the ruleset definition (tiles, pieces, points, rule functions)
 
     @classmethod
     def from_kwargs(cls, **flags: object) -> Rules:
@@ -71,8 +73,8 @@ class Rules:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self._values[name]
-        except KeyError:
+            return object.__getattribute__(self, "_values")[name]
+        except (KeyError, AttributeError):
             raise AttributeError(f"{type(self).__name__} has no flag {name!r}") from None
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -82,7 +84,7 @@ class Rules:
         return isinstance(other, Rules) and self._values == other._values
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self._values.items())))
+        return self._hash
 
     def __repr__(self) -> str:
         return "Rules(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
@@ -93,11 +95,6 @@ class Rules:
     def as_dict(self) -> dict[str, Any]:
         """Every flag by name, the ruleset included (what records store)."""
         return dict(self._values)
-
-    @property
-    def spec(self) -> Ruleset:
-        """The ruleset definition (tiles, pieces, points, rule functions)."""
-        return get_ruleset(self._values["ruleset"])
 
     @property
     def reach(self) -> int:
