@@ -231,11 +231,11 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_tiny_classic_run_plays_a_classic_tournament(trained: Path, tmp_path: Path) -> None:
     """The trained model reads 77-channel classic observations and plays a 2-agent hg2002 tournament
     with legal moves only."""
-    from hg_env.agents.policy import load_policy
+    from hg_env.train.model_file import load_model
     from hg_env.train.tournament import TournamentConfig, read_results, run_tournament
 
     model = trained / "final_model.zip"
-    assert model.is_file() and load_policy(model).net.ruleset == "hg2002"
+    assert model.is_file() and load_model(model).metadata["ruleset"] == "hg2002"
     config = TournamentConfig(agents=(f"policy:path={model}", "random"), players=2, games=2, seed=0, ruleset="hg2002")
     summary = run_tournament(config, tmp_path / "tour", progress=False, plot=False)
     assert summary.total_games == 2
@@ -247,17 +247,20 @@ def test_tiny_classic_run_plays_a_classic_tournament(trained: Path, tmp_path: Pa
 
 
 def test_classic_model_refuses_to_play_hg2020(trained: Path, tmp_path: Path) -> None:
-    """A model trained on hg2002 names the mismatch instead of playing hg2020: directly, and as the
-    failing seat's error in an hg2020 tournament."""
+    """A model trained on hg2002 names the mismatch instead of playing hg2020: asked for hg2020 when loaded,
+    given an hg2020 game or its 85-channel observation, and as the failing seat's error in an hg2020
+    tournament."""
     from hg_env.train.tournament import TournamentConfig, read_results, run_tournament
 
     spec = f"policy:path={trained / 'final_model.zip'}"
+    with pytest.raises(ValueError, match="the model plays ruleset 'hg2002', not 'hg2020'"):
+        make_agent(spec + ",ruleset=hg2020")
     agent = make_agent(spec, seed=0)
     game = Game(2, seed=0, ruleset="hg2020")
     obs = observe(game.state, np.array([0]), np.array([0]))[0]
     with pytest.raises(ValueError, match="was trained on 'hg2002' and does not play 'hg2020'"):
         agent.act(obs, game.action_mask(), game)
-    with pytest.raises(ValueError, match=r"reads 77-channel observations of 'hg2002', got 85 channels"):
+    with pytest.raises(ValueError, match=r"reads observations of shape \(77, 25, 25\), got \(85, 25, 25\)"):
         agent.act(obs, game.action_mask())
     config = TournamentConfig(agents=(spec, "random"), players=2, games=2, seed=0, ruleset="hg2020")
     run_tournament(config, tmp_path / "tour", progress=False, plot=False)

@@ -11,7 +11,7 @@ from hg_env.core import engine
 from hg_env.core.rules import Rules
 from hg_env.core.state import OCCUPY, OVER, PLACE, State
 from hg_env.core.tiles import KIND_EXTRA, KIND_REGULAR
-from tests.invariants import check_areas, check_mask, check_pieces, check_tiles
+from tests.invariants import check_areas, check_frontier, check_mask, check_pieces, check_tiles
 
 RULES = Rules(ruleset="hg2002")
 GAMES_PER_COUNT = 50  # x 4 player counts = 200 games
@@ -67,6 +67,7 @@ def play_classic(num_players: int, seeds: list[int]) -> State:
         for i in running:  # the games this step played on
             check_pieces(state, i)
             check_tiles(state, i)
+            check_frontier(state, i)
             if (steps + i) % ORACLE_EVERY == 0 or state.phase[i] == OVER:
                 check_areas(state, i)
     for i in range(state.batch_size):
@@ -76,7 +77,7 @@ def play_classic(num_players: int, seeds: list[int]) -> State:
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_random_classic_games_keep_invariants(num_players: int) -> None:
-    """50 random games per player count: pieces (5 pawns, 2 huts), tiles, masks, non-decreasing scores
+    """50 random games per player count: pieces (5 pawns, 2 huts), tiles, frontier, masks, non-decreasing scores
     after every step, the BFS oracle every 8th step (staggered over the games) and at the end, the turn structure."""
     seeds = list(range(2002 + 100 * num_players, 2002 + 100 * num_players + GAMES_PER_COUNT))
     state = play_classic(num_players, seeds)
