@@ -149,12 +149,14 @@ def test_image_differs_only_where_one_tile_changes(game: Game) -> None:
 
 
 def test_cancelled_animals_are_crossed_out(game: Game) -> None:
-    tile, x, y, rot = next(t for t in game.placed_tiles() if any(z.get("animals") for z in tile_zones(t[0]).values()))
-    local, zone = next((z, zone) for z, zone in tile_zones(tile).items() if zone.get("animals"))
+    tile, x, y, rot = next(
+        t for t in game.placed_tiles() if any(z.get("animals") for z in tile_zones("hg2020", t[0]).values())
+    )
+    local, zone = next((z, zone) for z, zone in tile_zones("hg2020", tile).items() if zone.get("animals"))
     trapped = game.copy()
     trapped.state.cancelled[0, TILE_ZONE[tile, local], ANIMALS.index(zone["animals"][0])] = 1
     picture = render_rgb(trapped)
-    spot = _content_spots(tile, rot, local)["animals"][0]
+    spot = _content_spots("hg2020", tile, rot, local)["animals"][0]
     cx, cy = board_layout(trapped).point(x, y, spot)
     assert tuple(picture[cy, cx]) == CANCEL_COLOR
     assert "x" in render_ansi(trapped).split("legend:")[0]
@@ -163,9 +165,9 @@ def test_cancelled_animals_are_crossed_out(game: Game) -> None:
 def test_every_zone_has_its_occupant_spot_on_itself() -> None:
     for tile in range(95):
         for rot in (0, 3):
-            geometry = tile_geometry(tile, rot)
-            raster = zone_raster(tile, rot, 64)
-            for local, zone in tile_zones(tile).items():
+            geometry = tile_geometry("hg2020", tile, rot)
+            raster = zone_raster("hg2020", tile, rot, 64)
+            for local, zone in tile_zones("hg2020", tile).items():
                 spot = geometry.occupant_at[local]
                 assert ((spot > 0) & (spot < 1)).all()
                 if zone["type"] != "lake":  # huts stand on the lake's shore
