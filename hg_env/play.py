@@ -151,7 +151,7 @@ def parse_move(game: Game, text: str) -> int:
         return _legal(game, (head, number), _occupy_hint(game, head, number))
     if head == "retake":
         x, y = _ints(words[1:], 2, "retake needs a position, e.g. 'retake 1 -2'")
-        return _legal(game, ("retake", x, y), f"you have no figure to take back at ({x},{y})")
+        return _legal(game, ("retake", x, y), f"you have no {retake_figure(game)} to take back at ({x},{y})")
     if not re.fullmatch(r"-?\d+|r\d", head):
         raise ValueError(f"'{text.strip()}' is not a move: type a move number, a move like '41 1 0 r1', or 'help'")
     return _parse_placement(game, words)

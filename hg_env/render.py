@@ -327,8 +327,11 @@ def supply_text(game: Game, seat: int) -> str:
 
 
 def occupant_kinds_text(game: Game, articles: bool = True) -> str:
-    """``a pawn or a hut`` / ``a meeple or an abbot`` (``articles=False``: ``pawn or hut``)."""
-    return " or ".join(_article(name) if articles else name for name, _ in _supply_kinds(game))
+    """``a pawn or a hut`` / ``a meeple or an abbot`` (``articles=False``: ``pawn or hut``): the figures that
+    may go on the tile just placed in the occupy phase, else every kind the game deals out."""
+    names = [name for name, _ in _supply_kinds(game)]
+    legal = {kind for kind, _ in game.legal_occupants()}
+    return " or ".join(_article(n) if articles else n for n in names if n in legal or not legal)
 
 
 def deck_text(game: Game) -> str:
@@ -564,12 +567,13 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
     elif game.phase == "occupy":
         x, y = _last_position(game)
         placed, rot = game.tile_at(x, y)
-        retake = ""
+        offers = []
+        if game.legal_occupants() or not game.legal_retakes():
+            offers.append(f"put {occupant_kinds_text(game)} on tile {placed}, just placed at ({x},{y})")
         if game.legal_retakes():
             spots = ", ".join(f"({rx},{ry})" for rx, ry, _ in game.legal_retakes())
-            retake = f", or take back your {retake_figure(game)} from {spots}"
-        kinds = occupant_kinds_text(game)
-        lines.append(f"{who} may put {kinds} on tile {placed}, just placed at ({x},{y}){retake}{extra}")
+            offers.append(f"take back their {retake_figure(game)} from {spots}")
+        lines.append(f"{who} may {', or '.join(offers)}{extra}")
         zones = "; ".join(f"{z} {zone_summary(ruleset, placed, z, rot)}" for z in sorted(tile_zones(ruleset, placed)))
         lines.append(f"zones of tile {placed}: {zones}")
     elif game.phase == "retake":
@@ -1033,6 +1037,7 @@ CITY_WALL = (116, 92, 70)
 ROAD_COLOR = (247, 243, 230)
 ROAD_EDGE = (128, 118, 100)
 COAT_COLOR = (30, 64, 170)
+GOLD_COLOR = (246, 196, 30)
 TABLE_COLOR = (238, 232, 218)
 GRID_COLOR = (214, 206, 188)
 INK = (30, 30, 30)
@@ -1111,7 +1116,7 @@ def _gold(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
     """A gold nugget: a lumpy yellow stone with a glint."""
     s = size / 2
     lump = [(-0.9, 0.2), (-0.6, -0.45), (-0.1, -0.7), (0.5, -0.55), (0.95, -0.05), (0.7, 0.55), (0.0, 0.7), (-0.6, 0.6)]
-    draw.polygon(_shape(cx, cy, s, lump), fill=(246, 196, 30), outline=(120, 80, 0), width=2)
+    draw.polygon(_shape(cx, cy, s, lump), fill=GOLD_COLOR, outline=(120, 80, 0), width=2)
     draw.polygon(_shape(cx, cy, s, [(-0.4, -0.3), (0.0, -0.45), (0.2, -0.2), (-0.2, 0.0)]), fill=(255, 240, 150))
 
 
@@ -1603,6 +1608,8 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
         who = player_name(game.current_player, names)
         extra = " (extra turn)" if game.extra_turn else ""
         occupy = "may add a " + occupant_kinds_text(game, articles=False)
+        if game.legal_retakes() and not game.legal_occupants():
+            occupy = f"may take back their {retake_figure(game)}"
         verb = {"place": "to place", "occupy": occupy, "retake": "may take back a pawn"}
         draw.text((x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", fill=INK, font=_font(14))
         y += 22
@@ -1653,9 +1660,11 @@ def _draw_hunters_key(draw: ImageDraw.ImageDraw, ruleset: str, x0: int, key_top:
     ky = key_top + 4 * 22
     _fish(draw, x0 + 9, ky + 8, 16, WATER_EDGE)
     draw.text((x0 + 24, ky + 2), "fish", fill=INK, font=_font(12))
-    for i, glyph in enumerate(_ruleset_glyphs(ruleset)):
-        GLYPH_DRAWERS[glyph](draw, x0 + 120, key_top + 10 + 24 * i, 18)
-        draw.text((x0 + 132, key_top + 2 + 24 * i), GLYPH_NAMES[glyph], fill=INK, font=_font(12))
+    glyphs = _ruleset_glyphs(ruleset)
+    right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label
+    for i, glyph in enumerate(glyphs):
+        GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
+        draw.text((right + 12, key_top + 2 + 24 * i), GLYPH_NAMES[glyph], fill=INK, font=_font(12))
 
 
 def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbot: bool) -> None:
