@@ -100,7 +100,9 @@ def describe_move(game: Game, action: int) -> str:
         tile, rot = game.tile_at(*game.rules.board.xy(int(game.state.last_cell[0])))
         local = decision[1]
         role = occupant_role(ruleset, tile, kind, local)
-        figure = f"a {kind} as a {role}" if role != kind else f"your {kind}" if kind == "abbot" else f"a {kind}"
+        figure = f"a {kind} as a {role}"  # a pawn as a hunter, a meeple as a knight
+        if role == kind:  # a hut, your abbot (each player has one)
+            figure = "your abbot" if kind == "abbot" else f"a {kind}"
         return f"{kind} {local}: {figure} on the {zone_summary(ruleset, tile, local, rot)}"
     if kind == "retake":
         _, x, y = decision

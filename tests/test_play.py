@@ -232,6 +232,7 @@ def test_carcassonne_notation() -> None:
         game.step(game.legal_actions()[0])
     kind, zone = game.legal_occupants()[0]
     assert parse_move(game, f"{kind} {zone}") == game.layout.encode((kind, zone))
+    assert describe_move(game, game.layout.encode((kind, zone))) == "abbot 8: your abbot on the garden"
     with pytest.raises(ValueError, match="not a move"):
         parse_move(game, f"pawn {zone}")
     with pytest.raises(ValueError, match="you can choose"):

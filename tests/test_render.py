@@ -7,6 +7,7 @@ Regenerate the golden files after an intended change with::
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -401,3 +402,14 @@ def test_caches_are_per_ruleset() -> None:
 )
 def test_event_sentences(event: dict, sentence: str) -> None:
     assert describe_event(event) == sentence
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug for the lead: carcassonne/features.py final_scoring logs 'complete' as a numpy bool "
+    "(fix: bool(v == COMPLETE_CLOISTER)), so a Carcassonne game's events are not JSON (bench fingerprint, logs)",
+)
+def test_carcassonne_events_are_json_data() -> None:
+    game = scripted_game(400, ruleset="carcassonne")
+    assert game.is_over and any(e["type"] in ("MONASTERY_SCORED", "GARDEN_SCORED") for e in game.events)
+    json.dumps(game.events)
