@@ -315,7 +315,7 @@ def _figure_piece(ruleset: str, kind: str) -> int:
 
 
 def _supply_kinds(game: Game) -> list[tuple[str, int]]:
-    """(occupant kind, pieces in the current supply) for the kinds this game deals out, per seat order."""
+    """(occupant kind, its piece) for the kinds this game deals out (the abbot only with the abbot flag)."""
     pieces = game.rules.spec.pieces_of(game.rules)
     return [(kind.name, kind.piece) for kind in game.rules.spec.occupants if pieces[kind.piece] > 0]
 
