@@ -404,11 +404,6 @@ def test_event_sentences(event: dict, sentence: str) -> None:
     assert describe_event(event) == sentence
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug for the lead: carcassonne/features.py final_scoring logs 'complete' as a numpy bool "
-    "(fix: bool(v == COMPLETE_CLOISTER)), so a Carcassonne game's events are not JSON (bench fingerprint, logs)",
-)
 def test_carcassonne_events_are_json_data() -> None:
     game = scripted_game(400, ruleset="carcassonne")
     assert game.is_over and any(e["type"] in ("MONASTERY_SCORED", "GARDEN_SCORED") for e in game.events)

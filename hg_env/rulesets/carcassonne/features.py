@@ -206,7 +206,10 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     log_events(
         state,
         game,
-        (_cloister_event(state, int(t), int(s), int(v), v == COMPLETE_CLOISTER) for t, s, v in zip(ti, seat, value)),
+        (
+            _cloister_event(state, int(t), int(s), int(v), bool(v == COMPLETE_CLOISTER))
+            for t, s, v in zip(ti, seat, value)
+        ),
     )
 
 
