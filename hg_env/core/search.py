@@ -44,7 +44,7 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import lake_members, popcount, tile_sets
+from hg_env.core.areas import lake_members, popcount, tile_members, tile_sets
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
@@ -229,12 +229,42 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     return factor
 
 
+def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """[n] ``hole_factors`` of the (game, root) areas alone: only their own tiles' sides are looked at
+    (the same sides, holes and products, in the same order, as ``hole_factors`` of their games)."""
+    tiles = state.spec.tiles
+    factor = np.ones(len(g))
+    pair, t = tile_members(state.area.tiles[g, z], tiles.num_tiles).nonzero()  # each area's tiles
+    b = g[pair]
+    cell = state.tile_cell[b, t].astype(np.intp)
+    rot = state.board_rot[b, cell]
+    pairs, holes = [], []
+    for d in range(4):
+        nb = state.board.neighbor[cell, d]
+        kind = tiles.SIDE_TYPE[t, rot, d]
+        empty = (nb < 0) | (state.board_tile[b, np.maximum(nb, 0)] < 0)
+        sel = ((kind == FOREST) | (kind == RIVER)) & empty
+        own = state.area.find(b[sel], tiles.SIDE_ZONES[t[sel], rot[sel], d, 1]) == z[pair[sel]]  # this area's side
+        pairs.append(pair[sel][own])
+        holes.append(nb[sel][own])
+    p, hole = np.concatenate(pairs), np.concatenate(holes)
+    if not len(p):
+        return factor
+    cells = state.board.num_cells + 1
+    keys = sorted_unique(p.astype(np.int64) * cells + hole + 1)  # each side's hole once per area
+    hole, p = keys % cells - 1, keys // cells
+    unseen = tile_sets((state.tile_cell[g[p]] < 0) & ~state.discarded[g[p]] & (deck_of(state.rules) == 0))
+    fits = popcount(unseen & fits_sets(tiles)[state.need[g[p], np.maximum(hole, 0)]])
+    fits = np.where(hole < 0, 0, fits)  # open towards the board edge
+    np.multiply.at(factor, p, np.minimum(1.0, fits / HOLE_FITS))
+    return factor
+
+
 def completion_probability(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Estimated chance that the (game, root) forests / rivers (cities, roads) get completed."""
     p = close_probability(state.area.open[g, z].astype(np.float64), left)
     if HOLE_FITS > 0:
-        games, row = np.unique(g, return_inverse=True)
-        p = p * hole_factors(state, games)[row, z]
+        p = p * area_hole_factors(state, g, z)
     return p
 
 
@@ -257,7 +287,9 @@ def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) ->
         else z == special_root(state, state.area, spec.fire_power)[g]
     )
     meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
-    p = completion_probability(state, g, z, left)
+    p = np.zeros(len(z))
+    closable = (kind == Z_FOREST) | (kind == Z_RIVER)  # meadows never close: their value is final
+    p[closable] = completion_probability(state, g[closable], z[closable], left[closable])
     return np.select(
         [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
         [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
