@@ -3,8 +3,8 @@
     hgenv train --config configs/default.toml
 
 The file has one table per dataclass below (``[run]``, ``[env]``, ``[policy]``,
-``[ppo]``, ``[opponents]``, ``[imitation]``, ``[eval]``); the field comments are
-the documentation. A key left out takes the default written here, and the run
+``[ppo]``, ``[opponents]``, ``[imitation]``, ``[eval]``, ``[ray]``); the field
+comments are the documentation. A key left out takes the default written here, and the run
 directory keeps a copy of the fully resolved file (``config.toml``), so a run
 never depends on defaults that might change later.
 
@@ -25,6 +25,7 @@ from typing import Any
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 REWARDS = ("win", "score_diff", "score")
+BACKENDS = ("sb3", "rllib")
 
 
 class ConfigError(ValueError):
@@ -36,6 +37,10 @@ class RunConfig:
     """What to run and where."""
 
     name: str = "run"  # the run directory is <out_dir>/<name>
+    # "sb3": sb3-contrib MaskablePPO in this process against the opponent pool (hg_env.train.train);
+    # "rllib": RLlib PPO on Ray, every seat played by the learner (self-play; hg_env.train.rllib_ppo,
+    # which reads [ray] and ignores [opponents])
+    backend: str = "sb3"
     out_dir: str = "runs"
     seed: int = 0  # seeds the games, the network and PPO: a run is reproducible on one thread
     total_timesteps: int = 100_000  # learner decisions (environment steps) of PPO
@@ -129,6 +134,16 @@ class EvalConfig:
 
 
 @dataclass
+class RayConfig:
+    """Where ``run.backend = "rllib"`` runs (hg_env.train.rllib_ppo). The ``env.num_envs`` games are
+    split evenly among the env runners; the learner runs in this process."""
+
+    address: str = ""  # "": a local Ray instance on this machine; "auto" or "HEAD:6379": a running cluster
+    num_cpus: int = 0  # CPUs of the local instance (0: all of this machine); unused with an address
+    num_env_runners: int = 2  # Ray actors playing games (one CPU each); 0: play in this process
+
+
+@dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
@@ -137,6 +152,7 @@ class TrainConfig:
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     @property
     def rollout_steps(self) -> int:
@@ -223,6 +239,9 @@ def _check(c: TrainConfig) -> None:
     for key in ("total_timesteps", "checkpoint_every", "torch_threads", "keep_checkpoints"):
         _require(getattr(r, key) >= 1, f"run.{key}", ">= 1", getattr(r, key))
     _require(r.seed >= 0, "run.seed", ">= 0", r.seed)
+    _require(r.backend in BACKENDS, "run.backend", f"one of {BACKENDS}", r.backend)
+    if r.backend == "rllib":
+        _check_rllib(c)
     _require(e.num_envs >= 1, "env.num_envs", ">= 1", e.num_envs)
     _require(
         MIN_PLAYERS <= e.num_players <= MAX_PLAYERS, "env.num_players", f"{MIN_PLAYERS}..{MAX_PLAYERS}", e.num_players
@@ -283,6 +302,21 @@ def _check(c: TrainConfig) -> None:
                 make_agent(spec)
             except ValueError as err:
                 raise ConfigError(f"eval.opponents: {err}") from None
+
+
+def _check_rllib(c: TrainConfig) -> None:
+    """What the RLlib backend needs (hg_env.train.rllib_ppo)."""
+    _require(not c.policy.lookahead, "policy.lookahead", 'false with run.backend = "rllib"', c.policy.lookahead)
+    _require(c.imitation.decisions == 0, "imitation.decisions", '0 with run.backend = "rllib"', c.imitation.decisions)
+    _require(c.ray.num_cpus >= 0, "ray.num_cpus", ">= 0", c.ray.num_cpus)
+    runners = c.ray.num_env_runners
+    _require(runners >= 0, "ray.num_env_runners", ">= 0", runners)
+    _require(
+        c.env.num_envs % max(runners, 1) == 0,
+        "env.num_envs",
+        f"a multiple of ray.num_env_runners = {runners} (each runner plays the same number of games)",
+        c.env.num_envs,
+    )
 
 
 # ---------------------------------------------------------------- writing

@@ -508,6 +508,10 @@ def main(args) -> int:
         config.run.name = args.name
     if args.total_timesteps:
         config.run.total_timesteps = args.total_timesteps
+    if config.run.backend == "rllib":
+        from hg_env.train import rllib_ppo
+
+        return rllib_ppo.main(config, args)
     try:
         run_dir = train(config, resume=args.resume, progress=not args.no_progress)
     except KeyboardInterrupt:
