@@ -1,13 +1,15 @@
-"""``policy``: a trained PPO policy (``hgenv train``) playing from the board tensor.
+"""``policy``: a trained policy (``hgenv train``, or your own MaskablePPO) playing from the board tensor.
 
-Spec: ``policy:path=runs/quick/final_model.zip,deterministic=true``.
+Spec: ``policy:path=runs/quick/final_model.zip,deterministic=true[,ruleset=hg2020]``.
 
-``path`` is a model saved by ``hgenv train`` (``final_model.zip``, or a
-snapshot in ``snapshots/``): a MaskablePPO zip whose policy is
-``hg_env.train.policy.HGPolicy``. Only the policy is loaded (no optimizer, no rollout
-buffer). With ``deterministic=true`` (the default) the agent plays the most
-probable legal move; with ``false`` it samples from the policy with its own
-seeded generator, so games stay reproducible.
+``path`` is a model file (hg_env.train.model_file): ``final_model.zip`` or a
+snapshot of ``hgenv train``, a file written by ``export_sb3``, or a plain
+sb3-contrib ``MaskablePPO`` zip of an allow-listed policy. Loading it runs no
+code from it: only plain JSON and tensors are read. ``ruleset`` (default: the
+one the file names; "hg2020" for a MaskablePPO zip) must match the model's.
+With ``deterministic=true`` (the default) the agent plays the most probable
+legal move; with ``false`` it samples from the policy with its own seeded
+generator, so games stay reproducible.
 
 A policy trained with ``lookahead = true`` also reads the one-turn lookahead's
 gain of every legal move (``hg_env.core.search.lookahead_features``), computed
@@ -21,7 +23,6 @@ imports torch.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,53 +30,40 @@ from hg_env.agents.base import Agent, register
 
 if TYPE_CHECKING:
     from hg_env.train.policy import HGPolicy
+    from torch import nn
 
     from hg_env.core.state import State
     from hg_env.game import Game
 
 
-def load_policy(path: str | Path) -> HGPolicy:
-    """The ``HGPolicy`` of a model zip saved by ``hgenv train``; ValueError naming the file otherwise."""
-    from hg_env.train.policy import HGPolicy
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"policy file {path} does not exist (train one with: hgenv train --config configs/quick.toml)")
-    try:
-        data, params, _ = load_from_zip_file(path, device="cpu")
-        policy = HGPolicy(data["observation_space"], data["action_space"], lambda _: 0.0, **data["policy_kwargs"])
-        policy.load_state_dict(params["policy"])
-    except Exception as err:  # zip, JSON, pickle and state-dict errors all mean the same to the user
-        raise ValueError(
-            f"{path} is not a readable policy saved by hgenv train (corrupt, truncated or another format): "
-            f"{type(err).__name__}: {err}"
-        ) from None
-    policy.set_training_mode(False)
-    return policy
-
-
 @register
 class PolicyAgent(Agent):
-    """A trained ``HGPolicy``: the most probable legal move, or a sample (module docstring)."""
+    """A trained network: the most probable legal move, or a sample (module docstring)."""
 
     name = "policy"
     uses_observation = True
 
-    def __init__(self, seed: int | None = None, path: str = "", deterministic: bool = True) -> None:
+    def __init__(
+        self, seed: int | None = None, path: str = "", deterministic: bool = True, ruleset: str | None = None
+    ) -> None:
         super().__init__(seed)
         if not path:
             raise ValueError("the policy agent needs a model file: policy:path=runs/quick/final_model.zip")
+        from hg_env.train.model_file import load_model
+
         self.path = path
         self.deterministic = deterministic
-        self.policy = load_policy(path)
+        loaded = load_model(path, ruleset=ruleset or None)
+        self.net: nn.Module = loaded.net
+        observation = loaded.metadata["observation"]
+        self.board_shape: tuple[int, ...] | None = tuple(observation.get("board", observation)["shape"])
 
     @classmethod
     def from_policy(cls, policy: HGPolicy, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
         """An agent around a policy in memory (evaluation during training); it shares the weights."""
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed)
-        agent.path, agent.deterministic, agent.policy = "", deterministic, policy
+        agent.path, agent.deterministic, agent.net, agent.board_shape = "", deterministic, policy.net, None
         agent.spec = "policy:(in memory)"
         return agent
 
@@ -93,8 +81,14 @@ class PolicyAgent(Agent):
         masks = np.asarray(action_masks, dtype=bool)
         if observations is None:
             raise ValueError("the policy agent reads the board tensor: pass the observations")
-        inputs: Any = torch.as_tensor(np.asarray(observations))
-        if self.policy.net.lookahead:
+        observations = np.asarray(observations)
+        if self.board_shape is not None and observations.shape[1:] != self.board_shape:
+            raise ValueError(
+                f"{self.path} reads observations of shape {self.board_shape}, got {observations.shape[1:]}: "
+                "the model was trained on another board (board_reach) or ruleset"
+            )
+        inputs: Any = torch.as_tensor(observations)
+        if self.net.lookahead:
             if state is None:
                 raise ValueError(
                     f"{self.path or 'this policy'} reads lookahead features: pass the game (act(..., game=game)) "
@@ -103,7 +97,7 @@ class PolicyAgent(Agent):
             arrays = lookahead_observation(np.asarray(observations), state, self.rng)
             inputs = {key: torch.as_tensor(value) for key, value in arrays.items()}
         with torch.no_grad():
-            logits, _ = self.policy.net(inputs)
+            logits, _ = self.net(inputs)
         logits = logits.double().numpy()
         logits[~masks] = -np.inf
         if not self.deterministic:  # Gumbel-max with the agent's generator: a sample of softmax(logits)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
 
 def _single_thread() -> None:
@@ -88,32 +89,37 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play.main(args)
 
 
-def _train_module(name: str):
+def _train_module(name: str, command: str | None = None):
     """A module of train/ that needs the [train] extra (torch, sb3-contrib), with a clear error without it."""
     import importlib
     import importlib.util
 
     missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
-        raise SystemExit(f"hgenv {name} needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
+        _fail(command or name, f"needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
     return importlib.import_module(f"hg_env.train.{name}")
+
+
+def _fail(command: str, message: str) -> NoReturn:
+    """One line ``hgenv <command>: <message>`` on stderr, exit status 2 (bad input, nothing done)."""
+    print(f"hgenv {command}: {' '.join(str(message).split())}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     module = _train_module("train")
-    from hg_env.train.config import ConfigError
-
     try:
         return module.main(args)
-    except (ConfigError, ValueError, module.CheckpointError) as err:
-        raise SystemExit(f"hgenv train: {err}") from None
+    except (ValueError, module.CheckpointError) as err:  # ConfigError and TrainingDiverged are ValueErrors
+        _fail("train", str(err))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    module = _train_module("evaluate")
     try:
-        return _train_module("evaluate").main(args)
+        return module.main(args)
     except ValueError as err:
-        raise SystemExit(f"hgenv evaluate: {err}") from None
+        _fail("evaluate", str(err))
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hg_env.fileio import read_jsonl
 from hg_env.game import Game
 from hg_env.render import board_bounds, render_rgb
 
@@ -27,17 +28,17 @@ def load_record(path: str | Path, game: str | None = None) -> dict:
 
     ValueError naming the problem (missing file, not JSON, no such game, corrupt record)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"no such record file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read record {path}: {err}") from None
     if path.suffix == ".jsonl":
-        record = _tournament_record(path, text, game)
+        record = _tournament_record(path, game)
     elif game is not None:
         raise ValueError("--game picks a game of a tournament's games.jsonl; this is a single record")
     else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"no such record file: {path}") from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"cannot read record {path}: {err}") from None
         try:
             record = json.loads(text)
         except json.JSONDecodeError as err:
@@ -46,18 +47,22 @@ def load_record(path: str | Path, game: str | None = None) -> dict:
     return record
 
 
-def _tournament_record(path: Path, text: str, game: str | None) -> dict:
-    """The record of one game of a tournament's JSONL results (``hgenv tournament``)."""
-    found = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{number} is not JSON: {err}") from None
-        if isinstance(entry, dict) and "record" in entry:
-            found.append(entry)
+def _tournament_record(path: Path, game: str | None) -> dict:
+    """The record of one game of a tournament's JSONL results (``hgenv tournament``); a last line
+    cut short by a kill is left out, with a note on stderr (the tournament replays that game)."""
+    if not path.exists():
+        raise ValueError(f"no such record file: {path}")
+    try:
+        entries, cut = read_jsonl(path)
+    except OSError as err:
+        raise ValueError(f"cannot read record {path}: {err}") from None
+    if cut:
+        print(
+            f"hgenv replay: {path}: the last line is incomplete (a tournament stopped while writing it); "
+            "reading the complete games before it",
+            file=sys.stderr,
+        )
+    found = [entry for entry in entries if isinstance(entry, dict) and "record" in entry]
     if not found:
         raise ValueError(f"{path} holds no game records")
     if game is None:

@@ -127,3 +127,26 @@ def test_replay_picks_a_game_from_tournament_results(tmp_path: Path) -> None:
         load_record(path)
     with pytest.raises(ValueError, match="no game t9"):
         load_record(path, "t9")
+
+
+def test_replay_reads_the_complete_games_when_a_kill_cut_the_last_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A tournament killed while writing games.jsonl leaves half a line: the games before it replay."""
+    games = []
+    for i, seed in enumerate((5, 6)):
+        game = Game(2, seed=seed)
+        while not game.is_over and len(game.history) < 12:
+            game.step(game.legal_actions()[0])
+        games.append({"index": i, "game": f"t0-d{i}-r0", "record": game.to_record()})
+    path = tmp_path / "games.jsonl"
+    text = json.dumps(games[0]) + "\n" + json.dumps(games[1])
+    path.write_text(text[: len(text) - 40], encoding="utf-8")  # the second line cut short
+    assert main(["replay", str(path), "--game", "t0-d0-r0", "--out", str(tmp_path / "board.png")]) == 0
+    err = capsys.readouterr().err
+    assert "the last line is incomplete" in err and (tmp_path / "board.png").is_file()
+    with pytest.raises(ValueError, match="no game t0-d1-r0"):
+        load_record(path, "t0-d1-r0")
+    path.write_text("{oops\n" + json.dumps(games[0]) + "\n", encoding="utf-8")  # damage elsewhere stays an error
+    with pytest.raises(ValueError, match=r"games\.jsonl: line 1 is not valid JSON"):
+        load_record(path, "0")

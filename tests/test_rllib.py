@@ -115,7 +115,7 @@ def test_tiny_run_checkpoints_resumes_and_exports_a_policy_that_plays(tmp_path: 
     # The exported policy is the trained module's network...
     agent = make_agent(f"policy:path={run_dir / 'final_model.zip'}")
     module = RLModule.from_checkpoint(last / "learner_group" / "learner" / "rl_module" / rllib_ppo.MODULE_ID)
-    trained, exported = module.net.state_dict(), agent.policy.net.state_dict()
+    trained, exported = module.net.state_dict(), agent.net.state_dict()
     assert trained.keys() == exported.keys()
     assert all(torch.equal(trained[k], exported[k]) for k in trained)
     # ... and plays legal games in a tournament.

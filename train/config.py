@@ -4,101 +4,147 @@
 
 The file has one table per dataclass below (``[run]``, ``[env]``, ``[policy]``,
 ``[ppo]``, ``[opponents]``, ``[imitation]``, ``[eval]``, ``[ray]``); the field
-comments are the documentation. A key left out takes the default written here, and the run
-directory keeps a copy of the fully resolved file (``config.toml``), so a run
-never depends on defaults that might change later.
+comments are the documentation, bounds included (``1..4096``: integers from 1 to 4096;
+``(0, 1]``: numbers above 0, up to 1). A key left out takes the default written
+here, and the run directory keeps a copy of the fully resolved file
+(``config.toml``), so a run never depends on defaults that might change later.
 
-Validation is strict: an unknown table or key, a value of the wrong type or out
-of range raises ``ConfigError`` naming the key (``ppo.n_epochs must be an int
->= 1, got 0``).
+Validation is strict and happens before anything is created: an unknown table
+or key, a value of the wrong type, a number that is not finite or out of its
+bounds raises ``ConfigError`` naming the key (``ppo.n_epochs must be 1..1000,
+got 0``). Command-line overrides (``--name``, ``--total-timesteps``) go through
+the same checks (``load_config(path, overrides)``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+import tomli_w
+
+from hg_env.core.actions import action_layout
+from hg_env.core.observation import channel_names
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, UNBOUNDED_REACH, Rules
+from hg_env.core.search import ESTIMATE_FEATURES, LOOKAHEAD_FEATURES
 
 REWARDS = ("win", "score_diff", "score")
 BACKENDS = ("sb3", "rllib")
+MAX_ROLLOUT_BYTES = 16 * 2**30  # observations and masks of one rollout (ppo.n_steps * env.num_envs decisions)
 
 
 class ConfigError(ValueError):
     """A bad configuration file: the message names the key and what is wrong."""
 
 
+@dataclass(frozen=True)
+class Range:
+    """Allowed values of a number: ``low..high`` (ints) or an interval, each end open or closed."""
+
+    low: float
+    high: float
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def __str__(self) -> str:
+        if isinstance(self.low, int) and isinstance(self.high, int):
+            return f"{self.low}..{self.high}"
+        return f"in {'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+
+
+def bounded(default: float, low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Any:
+    """A dataclass field holding a number within ``Range(low, high, ...)`` (checked by ``config_from_dict``)."""
+    return field(default=default, metadata={"range": Range(low, high, low_open, high_open)})
+
+
+def range_of(cls: type, name: str) -> Range:
+    """The bounds of a numeric field, e.g. ``range_of(PolicyConfig, "channels")``."""
+    return next(f for f in dataclasses.fields(cls) if f.name == name).metadata["range"]
+
+
 @dataclass
 class RunConfig:
     """What to run and where."""
 
-    name: str = "run"  # the run directory is <out_dir>/<name>
+    name: str = "run"  # the run directory is <out_dir>/<name>: a plain folder name (no / or \, not . or .., no NUL)
     # "sb3": sb3-contrib MaskablePPO in this process against the opponent pool (hg_env.train.train);
     # "rllib": RLlib PPO on Ray, every seat played by the learner (self-play; hg_env.train.rllib_ppo,
-    # which reads [ray] and ignores [opponents])
+    # which reads [ray] and not [opponents])
     backend: str = "sb3"
-    out_dir: str = "runs"
-    seed: int = 0  # seeds the games, the network and PPO: a run is reproducible on one thread
-    total_timesteps: int = 100_000  # learner decisions (environment steps) of PPO
-    torch_threads: int = 2  # torch.set_num_threads; 1 makes runs bit-for-bit reproducible
-    checkpoint_every: int = 50_000  # environment steps between checkpoints (rounded up to whole rollouts)
-    keep_checkpoints: int = 3  # older checkpoints are deleted
+    out_dir: str = "runs"  # any folder (no NUL)
+    seed: int = bounded(0, 0, 2**32 - 1)  # 0..2**32-1; seeds games, network and PPO: a run is reproducible on 1 thread
+    total_timesteps: int = bounded(100_000, 1, 10**9)  # 1..10**9 learner decisions (environment steps) of PPO
+    torch_threads: int = bounded(2, 1, 256)  # 1..256; torch.set_num_threads; 1 makes runs bit-for-bit reproducible
+    checkpoint_every: int = bounded(50_000, 1, 10**9)  # 1..10**9 environment steps between checkpoints (whole rollouts)
+    keep_checkpoints: int = bounded(3, 1, 1000)  # 1..1000; older checkpoints are deleted
+    # true: glibc keeps freed memory in the process (mallopt), ~1.7x faster training on CPU; it changes
+    # malloc for the whole Python process, so it is off unless asked for (no effect outside glibc)
+    tune_malloc: bool = False
 
 
 @dataclass
 class EnvConfig:
     """The batched self-play environment (hg_env.train.vec_env.HGVecEnv)."""
 
-    num_envs: int = 64  # games stepped together
-    num_players: int = 2
+    num_envs: int = bounded(64, 1, 4096)  # 1..4096 games stepped together
+    num_players: int = bounded(2, MIN_PLAYERS, MAX_PLAYERS)  # 2..5
     reward: str = "score_diff"  # "win" (+1/-1 at the end), "score_diff" (dense) or "score"
-    reward_scale: float = 0.05  # PPO sees reward * reward_scale (keeps value targets near [-2, 2])
-    rules: dict[str, Any] = field(default_factory=dict)  # rule flags (hg_env.Rules), e.g. {board_reach = 12}
+    reward_scale: float = bounded(0.05, 0.0, 100.0, low_open=True)  # (0, 100]; PPO sees reward * reward_scale
+    # rule flags (hg_env.Rules), e.g. {board_reach = 12}; board_reach 1..94 (94: the whole board of 95 tiles)
+    rules: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class PolicyConfig:
     """The network (hg_env.train.policy.BoardNet)."""
 
-    channels: int = 32  # features per active cell
-    layers: int = 3  # sparse plus-shaped convolutions
-    hidden: int = 128  # width of the info MLP and the trunk
+    channels: int = bounded(32, 1, 1024)  # 1..1024 features per active cell
+    layers: int = bounded(3, 1, 64)  # 1..64 sparse plus-shaped convolutions
+    hidden: int = bounded(128, 1, 4096)  # 1..4096: width of the info MLP and the trunk
     lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (hg_env.train.policy)
 
 
 @dataclass
 class PPOConfig:
-    """sb3-contrib MaskablePPO."""
+    """sb3-contrib MaskablePPO. A rollout (ppo.n_steps * env.num_envs decisions) must fit in 16 GiB."""
 
-    learning_rate: float = 3e-4
-    final_learning_rate: float = 3e-4  # linear schedule from learning_rate to this over the run
-    n_steps: int = 64  # steps per game per rollout: a rollout is n_steps * num_envs decisions
-    batch_size: int = 512
-    n_epochs: int = 2
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float = 0.0  # stop an update early past this KL; 0 = never
+    learning_rate: float = bounded(3e-4, 0.0, 1.0, low_open=True, high_open=True)  # (0, 1)
+    final_learning_rate: float = bounded(3e-4, 0.0, 1.0, low_open=True, high_open=True)  # (0, 1); linear schedule
+    n_steps: int = bounded(64, 1, 65536)  # 1..65536 steps per game per rollout
+    batch_size: int = bounded(512, 2, 2**20)  # 2..ppo.n_steps * env.num_envs
+    n_epochs: int = bounded(2, 1, 1000)  # 1..1000
+    gamma: float = bounded(0.995, 0.0, 1.0, low_open=True)  # (0, 1]
+    gae_lambda: float = bounded(0.95, 0.0, 1.0, low_open=True)  # (0, 1]
+    clip_range: float = bounded(0.2, 0.0, 1.0, low_open=True, high_open=True)  # (0, 1)
+    ent_coef: float = bounded(0.01, 0.0, 1.0)  # [0, 1]
+    vf_coef: float = bounded(0.5, 0.0, 10.0)  # [0, 10]
+    max_grad_norm: float = bounded(0.5, 0.0, 1000.0, low_open=True)  # (0, 1000]
+    target_kl: float = bounded(0.0, 0.0, 10.0)  # [0, 10]: stop an update early past this KL; 0 = never
 
 
 @dataclass
 class OpponentsConfig:
     """The opponent pool. Each new game draws its opponent with probability proportional to its
     weight: random, greedy, or one of the latest ``snapshots`` frozen copies of the learner
-    (``snapshot_weight`` is shared equally among them; until the first snapshot it is unused)."""
+    (``snapshot_weight`` is shared equally among them; until the first snapshot it is unused).
+    random_weight + greedy_weight must be > 0."""
 
-    random_weight: float = 1.0
-    greedy_weight: float = 1.0
-    snapshot_weight: float = 0.0
-    snapshots: int = 3  # how many latest snapshots stay in the pool
-    snapshot_every: int = 100_000  # environment steps between snapshots (rounded up to whole rollouts)
+    random_weight: float = bounded(1.0, 0.0, 1e6)  # [0, 1e6]
+    greedy_weight: float = bounded(1.0, 0.0, 1e6)  # [0, 1e6]
+    snapshot_weight: float = bounded(0.0, 0.0, 1e6)  # [0, 1e6]
+    snapshots: int = bounded(3, 1, 100)  # 1..100: how many latest snapshots stay in the pool
+    snapshot_every: int = bounded(100_000, 1, 10**9)  # 1..10**9 environment steps between snapshots (whole rollouts)
 
 
 @dataclass
@@ -109,28 +155,29 @@ class ImitationConfig:
     positions) are played in batches; every decision is a sample: the policy
     learns softmax(greedy's value of each legal move / temperature) (cross-entropy)
     and the value learns the return of that seat (the same reward, scale and
-    gamma as PPO). 0 decisions: no warm start. See hg_env.train.imitation."""
+    gamma as PPO). 0 decisions: no warm start (it must be 0 with policy.lookahead).
+    See hg_env.train.imitation."""
 
-    decisions: int = 0  # greedy-labelled decisions to learn from
-    games: int = 32  # games played at once; their decisions are one chunk of data
-    passes: int = 2  # times each chunk is learned from
-    batch_size: int = 256
-    learning_rate: float = 1e-3
-    value_coef: float = 0.5
-    epsilon: float = 0.1
-    temperature: float = 1.0  # points of greedy's estimated final score; smaller = only its best moves
-    opponent_weight: float = 0.0  # teacher values a move by own estimate - this * opponents' (0: greedy)
-    student_moves: float = 0.0  # fraction of the moves played by the network itself (DAgger); labels stay the teacher's
+    decisions: int = bounded(0, 0, 10**9)  # 0..10**9 greedy-labelled decisions to learn from
+    games: int = bounded(32, 1, 4096)  # 1..4096 games played at once; their decisions are one chunk of data
+    passes: int = bounded(2, 1, 1000)  # 1..1000 times each chunk is learned from
+    batch_size: int = bounded(256, 1, 2**20)  # 1..2**20
+    learning_rate: float = bounded(1e-3, 0.0, 1.0, low_open=True, high_open=True)  # (0, 1)
+    value_coef: float = bounded(0.5, 0.0, 100.0)  # [0, 100]
+    epsilon: float = bounded(0.1, 0.0, 1.0)  # [0, 1]
+    temperature: float = bounded(1.0, 0.0, 1e4, low_open=True)  # (0, 1e4] points; smaller = only greedy's best moves
+    opponent_weight: float = bounded(0.0, 0.0, 1.0)  # [0, 1]: teacher's value = own - this * opponents' (0: greedy)
+    student_moves: float = bounded(0.0, 0.0, 1.0)  # [0, 1] of the moves played by the network itself (DAgger)
 
 
 @dataclass
 class EvalConfig:
     """Evaluation games against fixed agents, seats swapped on paired decks, deterministic policy."""
 
-    every: int = 100_000  # environment steps between evaluations (rounded up to rollouts); 0 = only at the end
-    games: int = 100  # per opponent (rounded up to even: each deck is played from both seats)
-    final_games: int = 200  # per opponent, after training
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    every: int = bounded(100_000, 0, 10**9)  # 0..10**9 environment steps between evaluations; 0 = only at the end
+    games: int = bounded(100, 2, 10_000)  # 2..10000 per opponent (rounded up: each deck is played from every seat)
+    final_games: int = bounded(200, 0, 10_000)  # 0..10000 per opponent, after training
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])  # agent specs
 
 
 @dataclass
@@ -139,8 +186,8 @@ class RayConfig:
     split evenly among the env runners; the learner runs in this process."""
 
     address: str = ""  # "": a local Ray instance on this machine; "auto" or "HEAD:6379": a running cluster
-    num_cpus: int = 0  # CPUs of the local instance (0: all of this machine); unused with an address
-    num_env_runners: int = 2  # Ray actors playing games (one CPU each); 0: play in this process
+    num_cpus: int = bounded(0, 0, 100_000)  # 0..100000 CPUs of the local instance (0: all); unused with an address
+    num_env_runners: int = bounded(2, 0, 100_000)  # 0..100000 Ray actors playing games, one CPU each; 0: this process
 
 
 @dataclass
@@ -163,19 +210,39 @@ class TrainConfig:
 # ---------------------------------------------------------------- loading and checks
 
 
-def load_config(path: str | Path) -> TrainConfig:
-    """Read and validate a TOML config file; ConfigError naming the file and key on any problem."""
+def load_config(path: str | Path, overrides: dict[str, dict[str, Any]] | None = None) -> TrainConfig:
+    """Read and validate a TOML config file, with ``overrides`` (``{"run": {"name": "x"}}``) applied
+    to its tables first; ConfigError naming the file and key on any problem."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    raw = read_toml(path)
+    for table, values in (overrides or {}).items():
+        section = raw.setdefault(table, {})
+        if isinstance(section, dict):  # not a table: config_from_dict names it
+            section.update(values)
     try:
         return config_from_dict(raw)
     except ConfigError as err:
         raise ConfigError(f"{path}: {err}") from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The tables of a TOML file; ConfigError naming the file and how to fix it."""
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {data[err.start]:#04x} at offset {err.start}); save the file as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
 
 
 def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
@@ -197,12 +264,13 @@ def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
 def _reject_unknown(given: dict, known: Any, what: str, prefix: str = "") -> None:
     for key in given:
         if key not in known:
-            close = difflib.get_close_matches(key, list(known), n=1)
+            close = difflib.get_close_matches(str(key), list(known), n=1)
             hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
             raise ConfigError(f"unknown {what} '{prefix}{key}'{hint}; known: {sorted(known)}")
 
 
 def _section(cls: type, table: dict, name: str) -> Any:
+    """One table: types, finiteness and the bounds of every number."""
     defaults = cls()
     fields = {f.name: f for f in dataclasses.fields(cls)}
     _reject_unknown(table, fields, "key", f"{name}.")
@@ -217,6 +285,11 @@ def _section(cls: type, table: dict, name: str) -> Any:
                 raise ConfigError(f"{where} must be a list of strings, got {value!r}")
         elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{where} must be {_kind(expected)}, got {value!r} ({type(value).__name__})")
+        if expected is float and not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number, got {value!r}")
+        bounds = fields[key].metadata.get("range")
+        if bounds is not None and value not in bounds:
+            raise ConfigError(f"{where} must be {bounds}, got {value!r}")
         kwargs[key] = value
     return cls(**kwargs)
 
@@ -232,68 +305,62 @@ def _require(ok: bool, where: str, rule: str, value: Any) -> None:
         raise ConfigError(f"{where} must be {rule}, got {value!r}")
 
 
+def check_folder_name(name: str, where: str) -> None:
+    """A plain folder name: not empty, no path separator, not absolute, no NUL, not ``.`` or ``..``."""
+    separators = {"/", "\\", os.sep, os.altsep} - {None}
+    plain = (
+        bool(name)
+        and not any(s in name for s in separators)
+        and "\0" not in name
+        and name not in (".", "..")
+        and not Path(name).is_absolute()
+        and len(name.encode("utf-8", "surrogateescape")) <= 255
+    )
+    _require(plain, where, "a plain folder name (no path separators, not absolute, no NUL, not '.' or '..')", name)
+
+
 def _check(c: TrainConfig) -> None:
-    """Value checks, each naming its key."""
+    """Checks that involve more than one number, or strings, each naming its key."""
     r, e, p, o, im, ev = c.run, c.env, c.ppo, c.opponents, c.imitation, c.eval
-    _require(bool(r.name) and "/" not in r.name and r.name not in (".", ".."), "run.name", "a folder name", r.name)
-    for key in ("total_timesteps", "checkpoint_every", "torch_threads", "keep_checkpoints"):
-        _require(getattr(r, key) >= 1, f"run.{key}", ">= 1", getattr(r, key))
-    _require(r.seed >= 0, "run.seed", ">= 0", r.seed)
+    check_folder_name(r.name, "run.name")
+    _require(bool(r.out_dir) and "\0" not in r.out_dir, "run.out_dir", "a folder (not empty, no NUL)", r.out_dir)
     _require(r.backend in BACKENDS, "run.backend", f"one of {BACKENDS}", r.backend)
     if r.backend == "rllib":
         _check_rllib(c)
-    _require(e.num_envs >= 1, "env.num_envs", ">= 1", e.num_envs)
-    _require(
-        MIN_PLAYERS <= e.num_players <= MAX_PLAYERS, "env.num_players", f"{MIN_PLAYERS}..{MAX_PLAYERS}", e.num_players
-    )
     _require(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
-    _require(e.reward_scale > 0, "env.reward_scale", "> 0", e.reward_scale)
     try:
-        Rules.from_kwargs(**e.rules)
+        rules = Rules.from_kwargs(**e.rules)
     except (TypeError, ValueError) as err:
         raise ConfigError(f"env.rules: {err}") from None
-    for key in ("channels", "layers", "hidden"):
-        _require(getattr(c.policy, key) >= 1, f"policy.{key}", ">= 1", getattr(c.policy, key))
-    for key in ("learning_rate", "final_learning_rate"):
-        _require(0 < getattr(p, key) < 1, f"ppo.{key}", "in (0, 1)", getattr(p, key))
-    for key in ("n_steps", "n_epochs"):
-        _require(getattr(p, key) >= 1, f"ppo.{key}", ">= 1", getattr(p, key))
-    _require(p.batch_size >= 2, "ppo.batch_size", ">= 2", p.batch_size)
+    _require(
+        rules.reach <= UNBOUNDED_REACH,
+        "env.rules.board_reach",
+        f"1..{UNBOUNDED_REACH} ({UNBOUNDED_REACH}: the whole board of {UNBOUNDED_REACH + 1} tiles)",
+        rules.board_reach,
+    )
     _require(
         p.batch_size <= c.rollout_steps,
         "ppo.batch_size",
         f"<= ppo.n_steps * env.num_envs = {c.rollout_steps}",
         p.batch_size,
     )
-    for key in ("gamma", "gae_lambda"):
-        _require(0 < getattr(p, key) <= 1, f"ppo.{key}", "in (0, 1]", getattr(p, key))
-    _require(0 < p.clip_range < 1, "ppo.clip_range", "in (0, 1)", p.clip_range)
-    for key in ("ent_coef", "vf_coef", "target_kl"):
-        _require(getattr(p, key) >= 0, f"ppo.{key}", ">= 0", getattr(p, key))
-    _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "> 0", p.max_grad_norm)
-    for key in ("random_weight", "greedy_weight", "snapshot_weight"):
-        _require(getattr(o, key) >= 0, f"opponents.{key}", ">= 0", getattr(o, key))
+    per_decision = _decision_bytes(rules.reach, c.policy.lookahead)
+    needed = c.rollout_steps * per_decision
+    _require(
+        needed <= MAX_ROLLOUT_BYTES,
+        "ppo.n_steps * env.num_envs",
+        f"small enough for one rollout to fit in {MAX_ROLLOUT_BYTES // 2**30} GiB "
+        f"({per_decision // 1000} kB per decision on a board of reach {rules.reach}: "
+        f"this one needs {needed / 2**30:.0f} GiB)",
+        c.rollout_steps,
+    )
     _require(o.random_weight + o.greedy_weight > 0, "opponents.random_weight + greedy_weight", "> 0", 0)
-    _require(o.snapshots >= 1, "opponents.snapshots", ">= 1", o.snapshots)
-    _require(o.snapshot_every >= 1, "opponents.snapshot_every", ">= 1", o.snapshot_every)
-    _require(im.decisions >= 0, "imitation.decisions", ">= 0", im.decisions)
     _require(
         not (c.policy.lookahead and im.decisions),
         "imitation.decisions",
         "0 with policy.lookahead = true (that policy starts from the lookahead's valuation; nothing to clone)",
         im.decisions,
     )
-    for key in ("games", "passes", "batch_size"):
-        _require(getattr(im, key) >= 1, f"imitation.{key}", ">= 1", getattr(im, key))
-    _require(0 < im.learning_rate < 1, "imitation.learning_rate", "in (0, 1)", im.learning_rate)
-    _require(im.value_coef >= 0, "imitation.value_coef", ">= 0", im.value_coef)
-    _require(0 <= im.epsilon <= 1, "imitation.epsilon", "in [0, 1]", im.epsilon)
-    _require(im.temperature > 0, "imitation.temperature", "> 0", im.temperature)
-    _require(0 <= im.student_moves <= 1, "imitation.student_moves", "in [0, 1]", im.student_moves)
-    _require(0 <= im.opponent_weight <= 1, "imitation.opponent_weight", "in [0, 1]", im.opponent_weight)
-    _require(ev.every >= 0, "eval.every", ">= 0", ev.every)
-    _require(ev.games >= 2, "eval.games", ">= 2", ev.games)
-    _require(ev.final_games >= 0, "eval.final_games", ">= 0", ev.final_games)
     if ev.opponents:
         from hg_env.agents.base import make_agent
 
@@ -308,9 +375,7 @@ def _check_rllib(c: TrainConfig) -> None:
     """What the RLlib backend needs (hg_env.train.rllib_ppo)."""
     _require(not c.policy.lookahead, "policy.lookahead", 'false with run.backend = "rllib"', c.policy.lookahead)
     _require(c.imitation.decisions == 0, "imitation.decisions", '0 with run.backend = "rllib"', c.imitation.decisions)
-    _require(c.ray.num_cpus >= 0, "ray.num_cpus", ">= 0", c.ray.num_cpus)
     runners = c.ray.num_env_runners
-    _require(runners >= 0, "ray.num_env_runners", ">= 0", runners)
     _require(
         c.env.num_envs % max(runners, 1) == 0,
         "env.num_envs",
@@ -319,30 +384,17 @@ def _check_rllib(c: TrainConfig) -> None:
     )
 
 
+def _decision_bytes(reach: int, lookahead: bool) -> int:
+    """Bytes a rollout stores per decision: the uint8 observation, the bool mask, the lookahead floats."""
+    size = 2 * reach + 1
+    actions = action_layout(reach).size
+    extra = 4 * (len(LOOKAHEAD_FEATURES) * actions + len(ESTIMATE_FEATURES)) if lookahead else 0
+    return len(channel_names(reach)) * size * size + actions + extra
+
+
 # ---------------------------------------------------------------- writing
 
 
 def to_toml(config: TrainConfig) -> str:
     """The fully resolved config as TOML (what the run directory keeps as config.toml)."""
-    lines = []
-    for section in dataclasses.fields(TrainConfig):
-        values = getattr(config, section.name)
-        lines.append(f"[{section.name}]")
-        for f in dataclasses.fields(values):
-            lines.append(f"{f.name} = {_toml_value(getattr(values, f.name))}")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    if value is None:
-        raise ConfigError("TOML has no null value")
-    return repr(value)
+    return tomli_w.dumps(dataclasses.asdict(config))

@@ -132,6 +132,16 @@ def main(args) -> int:
     """Entry point of ``hgenv evaluate`` (args from hg_env.cli)."""
     import torch
 
+    if not 1 <= args.games <= 1_000_000:
+        raise ValueError(f"--games must be 1..1000000, got {args.games}")
+    if not 1 <= args.threads <= 256:
+        raise ValueError(f"--threads must be 1..256, got {args.threads}")
+    if not 0 <= args.seed < 2**63:
+        raise ValueError(f"--seed must be 0 or more, got {args.seed}")
+    if "," in args.model:
+        raise ValueError(f"--model {args.model!r}: a model file name may not contain ','")
+    for spec in args.opponents:  # a bad spec is named before any game is played
+        make_agent(spec)
     torch.set_num_threads(args.threads)
     agent = make_agent(f"policy:path={args.model}")
     where = "" if args.ray is None else f", on Ray ({args.ray or 'a local instance'})"

@@ -46,6 +46,7 @@ not bit-for-bit the uninterrupted one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -60,12 +61,14 @@ from gymnasium import spaces
 from hg_env.agents.policy import PolicyAgent
 from hg_env.train.config import TrainConfig, load_config, to_toml
 from hg_env.train.evaluate import evaluate
+from hg_env.train.model_file import DEFAULT_RULESET, save_model
 from hg_env.train.policy import BoardNet, HGPolicy
 from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules
 from tqdm import tqdm
 
 from hg_env.aec import raw_env
 from hg_env.core.rules import Rules
+from hg_env.fileio import atomic_write_text
 
 try:
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -165,7 +168,7 @@ def net_kwargs(config: TrainConfig) -> dict[str, Any]:
     """``BoardNet``'s keyword arguments for a config (the plain network: no lookahead)."""
     p = config.policy
     reach = Rules.from_kwargs(**config.env.rules).reach
-    return dict(board_reach=reach, channels=p.channels, layers=p.layers, hidden=p.hidden)
+    return dict(board_reach=reach, channels=p.channels, layers=p.layers, hidden=p.hidden, lookahead=False)
 
 
 def ppo_config(config: TrainConfig) -> PPOConfig:
@@ -214,16 +217,16 @@ def _every_seat_to_the_shared_policy(agent_id: str, episode: Any = None, **kwarg
 # ---------------------------------------------------------------- export
 
 
-def board_net(weights: dict[str, Any], config: TrainConfig) -> BoardNet:
-    """A ``BoardNet`` with the weights of the module (``LearnerGroup.get_weights()[MODULE_ID]``)."""
+def _trained_net(algo: Any, config: TrainConfig) -> BoardNet:
+    """A ``BoardNet`` with the learner's weights of the shared module."""
+    weights = algo.learner_group.get_weights([MODULE_ID])[MODULE_ID]
     net = BoardNet(**net_kwargs(config))
-    state = {k.removeprefix("net."): torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
-    net.load_state_dict(state)
+    net.load_state_dict({k.removeprefix("net."): torch.as_tensor(np.asarray(v)) for k, v in weights.items()})
     return net
 
 
 def policy_for_agents(net: BoardNet, config: TrainConfig) -> HGPolicy:
-    """The network as the ``HGPolicy`` that ``PolicyAgent`` plays (evaluation, export)."""
+    """The network as the ``HGPolicy`` that ``PolicyAgent.from_policy`` plays (evaluation)."""
     env = SelfPlayEnv({"num_players": config.env.num_players, "rules": dict(config.env.rules)})
     agent = env.agents[0]
     policy = HGPolicy(
@@ -234,18 +237,18 @@ def policy_for_agents(net: BoardNet, config: TrainConfig) -> HGPolicy:
     return policy
 
 
-def export_policy(policy: HGPolicy, path: Path) -> None:
-    """Save the policy as a model zip of ``hgenv train`` (what ``policy:path=...`` loads)."""
-    from stable_baselines3.common.save_util import save_to_zip_file
-
-    data = {
-        "observation_space": policy.observation_space,
-        "action_space": policy.action_space,
-        "policy_kwargs": dict(policy.net_kwargs),
-    }
-    tmp = path.with_suffix(".tmp.zip")
-    save_to_zip_file(tmp, data=data, params={"policy": policy.state_dict()})
-    os.replace(tmp, path)
+def export_policy(net: BoardNet, config: TrainConfig, path: Path, steps: int) -> None:
+    """Save the network as a model file (hg_env.train.model_file), what ``policy:path=...`` loads."""
+    rules = _rules(config)
+    save_model(
+        path,
+        net,
+        kind="boardnet",
+        net_kwargs=net_kwargs(config),
+        ruleset=rules.as_dict().get("ruleset", DEFAULT_RULESET),
+        board_reach=rules.reach,
+        extra={"steps": steps, "run": config.run.name, "backend": "rllib", "config": dataclasses.asdict(config)},
+    )
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -261,7 +264,7 @@ def save_checkpoint(algo: Any, steps: int, config: TrainConfig, run_dir: Path) -
     tmp = path.with_suffix(".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    (tmp / STATE_FILE).write_text(json.dumps({"steps": steps}) + "\n", encoding="utf-8")
+    atomic_write_text(tmp / STATE_FILE, json.dumps({"steps": steps}) + "\n")
     os.replace(tmp, path)
     for old in checkpoint_paths(run_dir)[: -config.run.keep_checkpoints]:
         shutil.rmtree(old)
@@ -288,11 +291,12 @@ def prepare_run_dir(config: TrainConfig, resume: bool) -> Path:
             raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
         differ = _differences(load_config(saved), config) if saved.exists() else []
         if differ:
-            raise ValueError(f"{saved} differs from this config in {differ}; only run.total_timesteps may change")
+            detail = ", ".join(f"{key}: {theirs!r} there, {ours!r} now" for key, theirs, ours in differ)
+            raise CheckpointError(f"{saved} has other settings ({detail}); resume with the config it was trained with")
     elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
         raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    saved.write_text(to_toml(config), encoding="utf-8")
+    atomic_write_text(saved, to_toml(config))
     return run_dir
 
 
@@ -312,8 +316,7 @@ def _connect(config: TrainConfig) -> tuple[Any, bool]:
     return ray, True
 
 
-def _evaluate(algo: Any, config: TrainConfig, games: int, seed: int) -> dict[str, Any]:
-    net = board_net(algo.learner_group.get_weights([MODULE_ID])[MODULE_ID], config)
+def _evaluate(net: BoardNet, config: TrainConfig, games: int, seed: int) -> dict[str, Any]:
     agent = PolicyAgent.from_policy(policy_for_agents(net, config))
     return {
         spec: vars(evaluate(agent, spec, games, seed, config.env.num_players, _rules(config)))
@@ -359,7 +362,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
                 f.write(json.dumps(line) + "\n")
             t0 = time.perf_counter()
             if config.eval.every and _crossed(before, steps, config.eval.every):
-                evaluation = _evaluate(algo, config, config.eval.games, EVAL_SEED)
+                evaluation = _evaluate(_trained_net(algo, config), config, config.eval.games, EVAL_SEED)
                 with (run_dir / "eval.jsonl").open("a", encoding="utf-8") as f:
                     f.write(json.dumps({"steps": steps, **evaluation}) + "\n")
             if _crossed(before, steps, config.run.checkpoint_every) or steps >= total:
@@ -378,14 +381,14 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
                 f"steps/s (sampling and learning; evaluation and checkpoints left out){cpu_note}",
                 file=sys.stderr,
             )
-        net = board_net(algo.learner_group.get_weights([MODULE_ID])[MODULE_ID], config)
-        export_policy(policy_for_agents(net, config), run_dir / "final_model.zip")
+        net = _trained_net(algo, config)
+        export_policy(net, config, run_dir / "final_model.zip", steps)
         print(f"final model: {run_dir / 'final_model.zip'}", file=sys.stderr)
         if config.eval.final_games and config.eval.opponents:
-            final = _evaluate(algo, config, config.eval.final_games, EVAL_SEED + 1)
+            final = _evaluate(net, config, config.eval.final_games, EVAL_SEED + 1)
             for spec, result in final.items():
                 print(f"  vs {spec}: win rate {result['win_rate']:.3f} over {result['games']} games", file=sys.stderr)
-            (run_dir / "final_eval.json").write_text(json.dumps(final, indent=2) + "\n", encoding="utf-8")
+            atomic_write_text(run_dir / "final_eval.json", json.dumps(final, indent=2) + "\n")
     finally:
         algo.stop()
         if started:

@@ -59,6 +59,7 @@ from hg_env.train import ratings
 from tqdm import tqdm
 
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from hg_env.fileio import atomic_write_text, read_jsonl
 from hg_env.game import Game
 
 CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
@@ -211,32 +212,14 @@ def _observation(game: Game, seat: int) -> np.ndarray:
 
 
 def read_results(path: Path) -> list[dict]:
-    """The finished games of a ``games.jsonl``; a last line cut short by a kill is ignored."""
-    if not path.exists():
-        return []
-    results = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for k, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            results.append(json.loads(line))
-        except json.JSONDecodeError:
-            if k == len(lines) - 1:
-                break  # interrupted while writing: that game is simply played again
-            raise ValueError(f"{path}: line {k + 1} is not valid JSON; the results file is damaged") from None
-    return results
+    """The finished games of a ``games.jsonl``; a last line cut short by a kill is ignored
+    (that game is simply played again)."""
+    return read_jsonl(path)[0]
 
 
 def _rewrite(path: Path, results: list[dict]) -> None:
     """Replace the results file atomically (drops a cut-off last line before appending)."""
-    tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for r in results:
-            f.write(json.dumps(r) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in results))
 
 
 def _check_config(out: Path, config: TournamentConfig) -> None:
@@ -244,12 +227,17 @@ def _check_config(out: Path, config: TournamentConfig) -> None:
     mine = asdict(config)
     mine["agents"] = list(config.agents)
     if path.exists():
-        theirs = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            theirs = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path} is damaged ({err}); delete it (the settings are written again)") from None
+        if not isinstance(theirs, dict):
+            raise ValueError(f"{path} is damaged (not a JSON object); delete it (the settings are written again)")
         differ = [k for k in ("agents", "players", "seed") if theirs.get(k) != mine[k]]
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
-    path.write_text(json.dumps(mine, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(mine, indent=2) + "\n")
 
 
 def write_summary(out: Path, config: TournamentConfig, results: list[dict], plot: bool = True) -> ratings.Summary:

@@ -28,18 +28,25 @@ replacing the oldest.
 
 Run directory ``<run.out_dir>/<run.name>/``::
 
-    config.toml        the resolved config (a resumed run must match it, but for run.total_timesteps)
-    checkpoints/       step_<steps>.pt: everything needed to continue (see save_checkpoint)
-    snapshots/         step_<steps>.zip: frozen opponents
+    config.toml        the resolved config (a copy: the checkpoints hold the one a resume must match)
+    checkpoints/       step_<steps>.pt: everything needed to continue (hg_env.train.checkpoint)
+    snapshots/         step_<steps>.zip: frozen opponents (model files, hg_env.train.model_file)
     tensorboard/       SB3's logs plus eval/*, pool/*, imitation/*, time/steps_per_s
     eval.jsonl         one line per evaluation
-    final_model.zip    the trained policy;  final_eval.json  its evaluation
+    final_model.zip    the trained policy (a model file);  final_eval.json  its evaluation
 
 Resuming. ``--resume`` continues from the newest checkpoint: weights,
 optimizer, step counter, the games in progress, the opponent pool and every
 random generator are restored, so a resumed run continues exactly as if it had
 not stopped (bit for bit with ``run.torch_threads = 1``); only the steps since
-that checkpoint are played again.
+that checkpoint are played again, and the logs are cut back to the checkpoint
+first, so they too end as an uninterrupted run's (hg_env.train.checkpoint). The
+resumed config must be the checkpoint's, but for ``run.total_timesteps`` and
+``run.tune_malloc``.
+
+Divergence. After every PPO update the loss and the parameters must be finite;
+otherwise training stops with an error naming the step and the last good
+checkpoint, before anything is saved from the bad update.
 
 Determinism. Everything is seeded from ``run.seed``; evaluation games use their
 own generators and do not disturb training.
@@ -48,11 +55,12 @@ own generators and do not disturb training.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
-import os
-import random
+import math
 import sys
 import time
+import tomllib
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -61,9 +69,26 @@ import numpy as np
 import torch
 from hg_env.agents.base import make_agent
 from hg_env.agents.policy import PolicyAgent
-from hg_env.train.config import TrainConfig, load_config, to_toml
+from hg_env.train.checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    encode_object,
+    eval_log_size,
+    generator_from,
+    generator_state,
+    global_rng_states,
+    read_checkpoint,
+    restore_global_rngs,
+    restore_object,
+    rewind_logs,
+    to_arrays,
+    to_tensors,
+    write_checkpoint,
+)
+from hg_env.train.config import ConfigError, TrainConfig, config_from_dict, load_config, to_toml
 from hg_env.train.evaluate import evaluate
 from hg_env.train.imitation import imitate_greedy
+from hg_env.train.model_file import DEFAULT_RULESET, save_model, state_dict_mismatch
 from hg_env.train.policy import CompactRolloutBuffer, HGPolicy
 from hg_env.train.vec_env import HGVecEnv
 from sb3_contrib import MaskablePPO
@@ -73,13 +98,31 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from tqdm import tqdm
 
 from hg_env.core.rules import Rules
+from hg_env.fileio import atomic_write_text
 
-CHECKPOINT_FORMAT = "hg_env-ppo-checkpoint-v1"
 EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
+RESUMABLE = (("run", "total_timesteps"), ("run", "tune_malloc"))  # config keys a resumed run may change
+ENV_FROM_CONFIG = ("rules", "layout", "opponents", "opponent_probs", "observation_shape", "observation_high")
+CHECKPOINT_KEYS = (
+    "config",
+    "num_timesteps",
+    "n_updates",
+    "episode_num",
+    "policy",
+    "optimizer",
+    "last_obs",
+    "last_episode_starts",
+    "ep_info_buffer",
+    "games",
+    "vec_env",
+    "pool",
+    "rng",
+    "logs",
+)
 
 
-class CheckpointError(RuntimeError):
-    """A checkpoint that cannot be used; the message names the file."""
+class TrainingDiverged(ValueError):
+    """The loss or the parameters stopped being finite; the message names the step and the way back."""
 
 
 # ---------------------------------------------------------------- environment
@@ -121,9 +164,9 @@ class OpponentPool:
         snapshots = [share if p is not None else 0.0 for p in self.snapshot_paths]
         return [self.config.random_weight, self.config.greedy_weight, *snapshots]
 
-    def add_snapshot(self, model: MaskablePPO, steps: int) -> str:
+    def add_snapshot(self, model: MaskablePPO, config: TrainConfig, steps: int) -> str:
         path = self.run_dir / "snapshots" / f"step_{steps:010d}.zip"
-        model.save(path)
+        save_policy(model, path, config)
         slot = self.taken % len(self.snapshot_paths)
         self.snapshot_paths[slot] = str(path)
         # Seeded: a lookahead policy draws its re-deals from its generator, and runs stay reproducible.
@@ -132,21 +175,29 @@ class OpponentPool:
         return str(path)
 
     def state(self) -> dict:
-        rngs = [None if a is None else a.rng for a in self.snapshot_agents]
+        """Plain values: snapshot file names (in the run's snapshots/), generator states."""
         return {
-            "snapshot_paths": list(self.snapshot_paths),
+            "snapshot_files": [None if p is None else Path(p).name for p in self.snapshot_paths],
             "taken": self.taken,
-            "greedy_rng": self.greedy.rng,
-            "snapshot_rngs": rngs,
+            "greedy_rng": generator_state(self.greedy.rng),
+            "snapshot_rngs": [None if a is None else generator_state(a.rng) for a in self.snapshot_agents],
         }
 
     def restore(self, state: dict) -> None:
-        self.snapshot_paths, self.taken, self.greedy.rng = state["snapshot_paths"], state["taken"], state["greedy_rng"]
-        rngs = state.get("snapshot_rngs", [None] * len(self.snapshot_paths))
+        files, rngs = state["snapshot_files"], state["snapshot_rngs"]
+        if len(files) != len(self.snapshot_paths) or len(rngs) != len(files):
+            raise ValueError(
+                f"the pool has {len(files)} snapshot slots, opponents.snapshots is {len(self.snapshot_paths)}"
+            )
+        for name in files:
+            if name is not None and (not isinstance(name, str) or Path(name).name != name or name in (".", "..")):
+                raise ValueError(f"snapshot {name!r} is not a file name")
+        self.snapshot_paths = [None if n is None else str(self.run_dir / "snapshots" / n) for n in files]
+        self.taken, self.greedy.rng = int(state["taken"]), generator_from(state["greedy_rng"])
         self.snapshot_agents = [None if p is None else PolicyAgent(path=p) for p in self.snapshot_paths]
         for agent, rng in zip(self.snapshot_agents, rngs):
             if agent is not None and rng is not None:
-                agent.rng = rng
+                agent.rng = generator_from(rng)
 
 
 def make_env(config: TrainConfig, pool: OpponentPool) -> ScaledReward:
@@ -202,10 +253,24 @@ def checkpoint_paths(run_dir: Path) -> list[Path]:
     return sorted((run_dir / "checkpoints").glob("step_*.pt"))
 
 
+def save_policy(model: MaskablePPO, path: Path, config: TrainConfig) -> None:
+    """The learner's network as a model file (hg_env.train.model_file): final_model.zip, snapshots."""
+    rules = _rules(config)
+    save_model(
+        path,
+        model.policy.net,
+        kind="boardnet",
+        net_kwargs=dict(model.policy.net_kwargs),
+        ruleset=rules.as_dict().get("ruleset", DEFAULT_RULESET),
+        board_reach=rules.reach,
+        extra={"steps": model.num_timesteps, "run": config.run.name, "config": dataclasses.asdict(config)},
+    )
+
+
 def save_checkpoint(model: MaskablePPO, pool: OpponentPool, config: TrainConfig, run_dir: Path) -> Path:
-    """Weights, optimizer, counters, the games in progress, the pool and every generator, atomically."""
+    """Weights, optimizer, counters, the games in progress, the pool, every generator and the
+    logs' positions, as tensors and plain values (hg_env.train.checkpoint), atomically."""
     vec: HGVecEnv = model.env.venv
-    games = {k: v for k, v in vars(vec.venv).items() if k not in ("opponents", "opponent_probs")}
     payload = {
         "format": CHECKPOINT_FORMAT,
         "config": to_toml(config),
@@ -214,56 +279,79 @@ def save_checkpoint(model: MaskablePPO, pool: OpponentPool, config: TrainConfig,
         "episode_num": model._episode_num,
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
-        "last_obs": model._last_obs,
-        "last_episode_starts": model._last_episode_starts,
+        "last_obs": to_tensors(model._last_obs),
+        "last_episode_starts": to_tensors(model._last_episode_starts),
         "ep_info_buffer": list(model.ep_info_buffer or []),
-        "games": games,
+        "games": encode_object(vec.venv, ENV_FROM_CONFIG),
         "vec_env": {"_seed_next": vec._seed_next},
         "pool": pool.state(),
-        "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+        "rng": global_rng_states(),
+        "logs": {"eval_bytes": eval_log_size(run_dir), "pending": _pending_records(model)},
     }
     path = run_dir / "checkpoints" / f"step_{model.num_timesteps:010d}.pt"
-    tmp = path.with_suffix(".pt.tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)  # a kill while writing leaves only the .tmp: the last checkpoint stays whole
+    write_checkpoint(path, payload)  # a kill while writing leaves the last checkpoint whole
     for old in checkpoint_paths(run_dir)[: -config.run.keep_checkpoints]:
         old.unlink()
     return path
 
 
-def load_checkpoint(path: Path) -> dict:
-    """The payload of a checkpoint file; CheckpointError naming the file if it is unreadable."""
+def _pending_records(model: MaskablePPO) -> dict:
+    """Values logged but not yet written to TensorBoard (SB3 writes them at the next rollout's end)."""
+    logger = getattr(model, "_logger", None)
+    if logger is None:  # before learn(): nothing logged yet
+        return {}
+    return {
+        key: {"value": float(value), "exclude": list(logger.name_to_excluded.get(key) or ())}
+        for key, value in logger.name_to_value.items()
+        if isinstance(value, (int, float, np.number))
+    }
+
+
+def load_checkpoint(path: Path, config: TrainConfig) -> dict:
+    """The payload of a checkpoint of this run; CheckpointError naming the file and what differs."""
+    payload = read_checkpoint(path, CHECKPOINT_KEYS)
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)  # our own file: it holds numpy state
-    except Exception as err:
+        saved = config_from_dict(tomllib.loads(payload["config"]))
+    except (TypeError, tomllib.TOMLDecodeError, ConfigError) as err:
         raise CheckpointError(
-            f"checkpoint {path} is corrupt or truncated ({type(err).__name__}: {err}); "
-            f"delete it to resume from the one before"
+            f"{path}: its config is damaged ({err}); delete it to resume from the one before"
         ) from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path} is not a checkpoint of hgenv train (format {CHECKPOINT_FORMAT})")
+    differ = _differences(saved, config)
+    if differ:
+        detail = ", ".join(f"{key}: {theirs!r} there, {ours!r} now" for key, theirs, ours in differ)
+        raise CheckpointError(
+            f"{path} was written with other settings ({detail}); only run.total_timesteps and run.tune_malloc "
+            f"may change on --resume: resume with the config it was trained with, or start a new run.name"
+        )
     return payload
 
 
-def restore_checkpoint(model: MaskablePPO, pool: OpponentPool, payload: dict) -> None:
+def restore_checkpoint(model: MaskablePPO, pool: OpponentPool, payload: dict, path: Path) -> None:
     """Put a run back in the state ``save_checkpoint`` saw (the env is rebuilt from the pool)."""
-    model.policy.load_state_dict(payload["policy"])
-    model.policy.optimizer.load_state_dict(payload["optimizer"])
-    model.num_timesteps = payload["num_timesteps"]
-    model._n_updates = payload["n_updates"]
-    model._episode_num = payload["episode_num"]
-    model._last_obs = payload["last_obs"]
-    model._last_episode_starts = payload["last_episode_starts"]
-    model.ep_info_buffer = deque(payload["ep_info_buffer"], maxlen=model._stats_window_size)
-    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
-    pool.restore(payload["pool"])
-    vec: HGVecEnv = model.env.venv
-    vec.set_opponents(pool.agents(), pool.weights())
-    vars(vec.venv).update(payload["games"])
-    vec._seed_next = payload["vec_env"]["_seed_next"]
-    torch.set_rng_state(payload["rng"]["torch"])
-    np.random.set_state(payload["rng"]["numpy"])
-    random.setstate(payload["rng"]["python"])
+    problem = state_dict_mismatch(model.policy.state_dict(), payload["policy"], "this config's network")
+    if problem:
+        raise CheckpointError(f"{path}: its network differs from this config's: {problem}")
+    try:
+        model.policy.load_state_dict(payload["policy"])
+        model.policy.optimizer.load_state_dict(payload["optimizer"])
+        model.num_timesteps = int(payload["num_timesteps"])
+        model._n_updates = int(payload["n_updates"])
+        model._episode_num = int(payload["episode_num"])
+        model._last_obs = to_arrays(payload["last_obs"])
+        model._last_episode_starts = to_arrays(payload["last_episode_starts"])
+        model.ep_info_buffer = deque(payload["ep_info_buffer"], maxlen=model._stats_window_size)
+        model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+        pool.restore(payload["pool"])
+        vec: HGVecEnv = model.env.venv
+        vec.set_opponents(pool.agents(), pool.weights())
+        restore_object(vec.venv, payload["games"])
+        vec._seed_next = payload["vec_env"]["_seed_next"]
+        restore_global_rngs(payload["rng"])
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
+        raise CheckpointError(
+            f"{path} cannot be restored ({type(err).__name__}: {err}); it is damaged or from another version: "
+            "delete it to resume from the one before, or start a new run.name"
+        ) from None
 
 
 # ---------------------------------------------------------------- callbacks
@@ -272,18 +360,31 @@ def restore_checkpoint(model: MaskablePPO, pool: OpponentPool, payload: dict) ->
 class TrainingCallback(BaseCallback):
     """Progress bar, snapshots, evaluations and checkpoints at rollout boundaries."""
 
-    def __init__(self, config: TrainConfig, run_dir: Path, pool: OpponentPool, progress: bool, stop_after: int | None):
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir: Path,
+        pool: OpponentPool,
+        progress: bool,
+        stop_after: int | None,
+        stop_before_checkpoint: bool = False,
+        pending: dict | None = None,
+    ):
         super().__init__()
         self.config = config
         self.run_dir = run_dir
         self.pool = pool
         self.progress = progress
         self.stop_after = stop_after
+        self.stop_before_checkpoint = stop_before_checkpoint
+        self.pending = pending or {}  # logged before the checkpoint we resume from, not yet written
         self.outcomes: dict[int, list[int]] = {}
         self.last_eval: dict[str, float] = {}
         self.overhead_s = 0.0  # evaluation and checkpoint time, left out of steps/s
 
     def _on_training_start(self) -> None:
+        for key, record in self.pending.items():
+            self.logger.record(key, record["value"], exclude=tuple(record["exclude"]) or None)
         self.start_steps = self.num_timesteps
         self.start_time = time.perf_counter()
         self.bar = tqdm(
@@ -315,17 +416,20 @@ class TrainingCallback(BaseCallback):
         steps = self.num_timesteps
         if steps == self.start_steps:
             return
+        check_finite(self.model, self.run_dir)  # after the update that just ran, before anything is saved
         t0 = time.perf_counter()
         previous = steps - self.config.rollout_steps
         if (
             _crossed(previous, steps, self.config.opponents.snapshot_every)
             and self.config.opponents.snapshot_weight > 0
         ):
-            self.pool.add_snapshot(self.model, steps)
+            self.pool.add_snapshot(self.model, self.config, steps)
             self.training_env.venv.set_opponents(self.pool.agents(), self.pool.weights())
             self.logger.record("pool/snapshots", self.pool.taken)
         if self.config.eval.every and _crossed(previous, steps, self.config.eval.every):
             self.evaluate(self.config.eval.games)
+        if self.stop_before_checkpoint and self.stop_after is not None and steps >= self.stop_after:
+            raise TrainingStopped(steps)  # as a kill between an evaluation and the checkpoint after it
         if _crossed(previous, steps, self.config.run.checkpoint_every):
             save_checkpoint(self.model, self.pool, self.config, self.run_dir)
         self.overhead_s += time.perf_counter() - t0
@@ -354,7 +458,33 @@ class TrainingCallback(BaseCallback):
 
 
 class TrainingStopped(Exception):
-    """Raised after the checkpoint at ``stop_after`` steps (a planned interruption, e.g. in tests)."""
+    """Raised after the checkpoint at ``stop_after`` steps, or just before it (a planned interruption
+    for tests: ``train(stop_after=..., stop_before_checkpoint=...)``)."""
+
+
+def check_finite(model: MaskablePPO, run_dir: Path) -> None:
+    """TrainingDiverged if the last PPO update left a non-finite loss or parameter."""
+    loss = model.logger.name_to_value.get("train/loss")
+    if loss is not None and not math.isfinite(loss):
+        problem = f"the loss is {loss}"
+    else:
+        bad = [name for name, p in model.policy.named_parameters() if not torch.isfinite(p).all()]
+        if not bad:
+            return
+        problem = f"parameter {bad[0]} holds NaN or inf" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else "")
+    saved = checkpoint_paths(run_dir)
+    if saved:
+        way_back = (
+            f"the last good checkpoint is {saved[-1]}: --resume continues from it, but with the same settings "
+            "it will likely diverge again; lower ppo.learning_rate (or ppo.ent_coef, env.reward_scale) in a "
+            "new run.name"
+        )
+    else:
+        way_back = "no checkpoint was written yet: start again with a lower ppo.learning_rate"
+    raise TrainingDiverged(
+        f"training diverged at step {model.num_timesteps}: after the PPO update {problem}; nothing of it was "
+        f"saved; {way_back}"
+    )
 
 
 def _crossed(before: int, after: int, every: int) -> bool:
@@ -370,8 +500,9 @@ def _rules(config: TrainConfig) -> Rules:
 
 
 def _tune_malloc() -> None:
-    """Keep freed memory in the process (glibc): the network's many mid-sized tensors are
-    otherwise mapped and unmapped on every call, which costs more than the arithmetic (~1.7x)."""
+    """Keep freed memory in the process (glibc), with ``run.tune_malloc = true`` only: the
+    network's many mid-sized tensors are otherwise mapped and unmapped on every call, which costs
+    more than the arithmetic (~1.7x). It changes malloc for the whole process."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
@@ -381,46 +512,64 @@ def _tune_malloc() -> None:
     libc.mallopt(-2, 256 << 20)  # M_TOP_PAD
 
 
-def prepare_run_dir(config: TrainConfig, resume: bool) -> Path:
+def prepare_run_dir(config: TrainConfig, resume: bool) -> tuple[Path, dict | None]:
+    """The run directory, and on ``resume`` the payload of its newest checkpoint (checked against
+    ``config``). Nothing is created before the checks pass; a fresh start empties the logs of an
+    attempt stopped before its first checkpoint."""
     run_dir = Path(config.run.out_dir) / config.run.name
-    saved = run_dir / "config.toml"
+    payload = None
     if resume:
-        if not checkpoint_paths(run_dir):
+        saved = checkpoint_paths(run_dir)
+        if not saved:
             raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-        if saved.exists():
-            differ = _differences(load_config(saved), config)
-            if differ:
-                raise ValueError(f"{saved} differs from this config in {differ}; only run.total_timesteps may change")
+        payload = load_checkpoint(saved[-1], config)
     elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
         raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
     for sub in ("checkpoints", "snapshots", "tensorboard"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    saved.write_text(to_toml(config), encoding="utf-8")
-    return run_dir
+    if not resume:
+        rewind_logs(run_dir, None)
+    atomic_write_text(run_dir / "config.toml", to_toml(config))
+    return run_dir, payload
 
 
-def _differences(a: TrainConfig, b: TrainConfig) -> list[str]:
+def _differences(a: TrainConfig, b: TrainConfig) -> list[tuple[str, Any, Any]]:
+    """(key, value in a, value in b) of every key that differs, but those a resume may change."""
     out = []
     for section in vars(a):
         for key, value in vars(getattr(a, section)).items():
-            if (section, key) != ("run", "total_timesteps") and getattr(getattr(b, section), key) != value:
-                out.append(f"{section}.{key}")
+            other = getattr(getattr(b, section), key)
+            if (section, key) not in RESUMABLE and other != value:
+                out.append((f"{section}.{key}", value, other))
     return out
 
 
-def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop_after: int | None = None) -> Path:
-    """Run (or resume) a training run; returns its directory. ``stop_after`` stops after the
-    first checkpoint at or past that many steps, as an interruption would (for tests)."""
-    _tune_malloc()
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    progress: bool = True,
+    stop_after: int | None = None,
+    stop_before_checkpoint: bool = False,
+) -> Path:
+    """Run (or resume) a training run; returns its directory.
+
+    ``stop_after`` stops after the first checkpoint at or past that many steps, as an
+    interruption would (for tests); with ``stop_before_checkpoint`` it stops just before that
+    checkpoint, after the evaluation and snapshot of the same step (a kill between them)."""
+    run_dir, payload = prepare_run_dir(config, resume)
+    if config.run.tune_malloc:
+        _tune_malloc()
     torch.set_num_threads(config.run.torch_threads)
-    run_dir = prepare_run_dir(config, resume)
     set_random_seed(config.run.seed)
     pool = OpponentPool(config, run_dir)
     env = make_env(config, pool)
     model = make_model(config, env, run_dir)
-    if resume:
+    pending = None
+    if payload is not None:
         path = checkpoint_paths(run_dir)[-1]
-        restore_checkpoint(model, pool, load_checkpoint(path))
+        restore_checkpoint(model, pool, payload, path)
+        rewind_logs(run_dir, model.num_timesteps, payload["logs"]["eval_bytes"])
+        pending = payload["logs"]["pending"]
         print(f"resuming {run_dir} from {path.name} ({model.num_timesteps} steps)", file=sys.stderr)
     elif config.imitation.decisions:
         try:
@@ -430,7 +579,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             raise
         save_checkpoint(model, pool, config, run_dir)
 
-    callback = TrainingCallback(config, run_dir, pool, progress, stop_after)
+    callback = TrainingCallback(config, run_dir, pool, progress, stop_after, stop_before_checkpoint, pending)
     remaining = config.run.total_timesteps - model.num_timesteps
     start_steps, start_time = model.num_timesteps, time.perf_counter()
     if remaining > 0:
@@ -443,6 +592,10 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             callback.bar.close()
             _say_interrupted(run_dir)
             raise
+        except TrainingDiverged:
+            callback.bar.close()
+            raise
+        check_finite(model, run_dir)  # the last update: no rollout follows it
         seconds = time.perf_counter() - start_time - callback.overhead_s
         rate = (model.num_timesteps - start_steps) / max(seconds, 1e-9)
         print(
@@ -451,7 +604,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             file=sys.stderr,
         )
     save_checkpoint(model, pool, config, run_dir)
-    model.save(run_dir / "final_model.zip")
+    save_policy(model, run_dir / "final_model.zip", config)
     print(f"final model: {run_dir / 'final_model.zip'}", file=sys.stderr)
     if config.eval.final_games and config.eval.opponents:
         final = {}
@@ -462,7 +615,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             )
             print("  " + result.line(), file=sys.stderr)
             final[spec] = vars(result)
-        (run_dir / "final_eval.json").write_text(json.dumps(final, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(run_dir / "final_eval.json", json.dumps(final, indent=2) + "\n")
     return run_dir
 
 
@@ -502,12 +655,13 @@ def _warm_start(model: MaskablePPO, config: TrainConfig, run_dir: Path, progress
 
 
 def main(args) -> int:
-    """Entry point of ``hgenv train`` (args from hg_env.cli)."""
-    config = load_config(args.config)
-    if args.name:
-        config.run.name = args.name
-    if args.total_timesteps:
-        config.run.total_timesteps = args.total_timesteps
+    """Entry point of ``hgenv train`` (args from hg_env.cli); overrides are checked as the file is."""
+    overrides: dict[str, Any] = {}
+    if args.name is not None:
+        overrides["name"] = args.name
+    if args.total_timesteps is not None:
+        overrides["total_timesteps"] = args.total_timesteps
+    config = load_config(args.config, {"run": overrides})
     if config.run.backend == "rllib":
         from hg_env.train import rllib_ppo
 

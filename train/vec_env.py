@@ -30,6 +30,8 @@ from hg_env.agents.base import Agent, make_agent
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from hg_env.core import search
+from hg_env.core.actions import action_layout
+from hg_env.core.observation import channel_high
 from hg_env.vector import VectorEnv
 
 
@@ -42,6 +44,26 @@ def resolve_opponents(opponents: Sequence[str | Agent | None], seed: int | None 
         else:
             out.append(opp)
     return out
+
+
+def env_spaces(board_reach: int, lookahead: bool = False) -> tuple[spaces.Box | spaces.Dict, spaces.Discrete]:
+    """The observation and action spaces of ``HGVecEnv`` for a board of this reach (module docstring)."""
+    channels = channel_high(board_reach)
+    size = 2 * board_reach + 1
+    high = np.ascontiguousarray(np.broadcast_to(channels[:, None, None], (len(channels), size, size)))
+    board = spaces.Box(low=0, high=high, dtype=np.uint8)
+    actions = action_layout(board_reach).size
+    if not lookahead:
+        return board, spaces.Discrete(actions)
+    gains = (len(search.LOOKAHEAD_FEATURES), actions)  # see hg_env.vector
+    observation = spaces.Dict(
+        {
+            "board": board,
+            "lookahead": spaces.Box(-np.inf, np.inf, gains, dtype=np.float32),
+            "estimate": spaces.Box(-np.inf, np.inf, (len(search.ESTIMATE_FEATURES),), dtype=np.float32),
+        }
+    )
+    return observation, spaces.Discrete(actions)
 
 
 class HGVecEnv(VecEnv):
@@ -70,18 +92,7 @@ class HGVecEnv(VecEnv):
             lookahead=lookahead,
             **rule_flags,
         )
-        observation_space = spaces.Box(low=0, high=np.ascontiguousarray(self.venv.observation_high), dtype=np.uint8)
-        if lookahead:  # see hg_env.vector
-            gains = (len(search.LOOKAHEAD_FEATURES), self.venv.layout.size)
-            observation_space = spaces.Dict(
-                {
-                    "board": observation_space,
-                    "lookahead": spaces.Box(-np.inf, np.inf, gains, dtype=np.float32),
-                    "estimate": spaces.Box(-np.inf, np.inf, (len(search.ESTIMATE_FEATURES),), dtype=np.float32),
-                }
-            )
-        action_space = spaces.Discrete(self.venv.layout.size)
-        super().__init__(num_envs, observation_space, action_space)
+        super().__init__(num_envs, *env_spaces(self.venv.rules.reach, lookahead))
         self._seed = seed
         self._seed_next = seed  # used by the next reset() only; later resets continue the stream
         self._actions: np.ndarray | None = None

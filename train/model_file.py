@@ -1,0 +1,635 @@
+"""Model files that are data, never code: ``save_model``, ``load_model``, ``export_sb3``.
+
+A model file (``final_model.zip``, ``snapshots/step_*.zip`` of ``hgenv train``)
+is a zip holding two entries:
+
+``model.json``
+    ``format`` ("hg_env-model") and ``version``, the network's ``kind`` and its
+    ``net_kwargs`` (plain numbers and names), the ``ruleset`` and ``board_reach``
+    it plays, its observation and action spaces as plain keys (shapes, dtypes,
+    action count), its parameter count, the hg_env version that wrote it and
+    ``extra`` (free JSON: the run's config, its step count, ...).
+``weights.pt``
+    ``torch.save`` of the network's state dict: tensors only.
+
+Loading reads the JSON, rebuilds the network from an allow-list of kinds and
+its plain kwargs, reads the weights with ``torch.load(weights_only=True)`` and
+checks that every tensor's name and shape is the rebuilt network's. Nothing in
+the file is unpickled as an object, so a file from a stranger cannot run code.
+Every problem is one ``ValueError`` naming the file and what differs.
+
+Kinds: ``"boardnet"`` (``hg_env.train.policy.BoardNet``, what ``hgenv train``
+writes) and ``"maskable_policy"`` (an sb3-contrib ``MaskableActorCriticPolicy``
+of allow-listed parts, what ``export_sb3`` writes for e.g. an ``"MlpPolicy"``).
+
+``load_model`` also reads a plain sb3-contrib ``MaskablePPO`` zip
+(``model.save(...)``) without unpickling it: only the plain fields of its
+``data`` JSON are read (``":type:"`` strings, ``_shape``, ``n``, plain
+``policy_kwargs``), never its ``":serialized:"`` pickles; ``policy.pth`` is read
+with ``weights_only=True``. The policy class, activation function and features
+extractor must be on the allow-list (``ALLOWED_*`` below); anything else is
+refused, with how to export the model instead. Its spaces are rebuilt from the
+board reach (the size of the observation, or the action count) and whether it
+reads the lookahead (a Dict observation): those of ``HGVecEnv`` and
+``SingleAgentEnv``. Its ruleset is "hg2020" unless given.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from gymnasium import spaces
+from torch import nn
+
+from hg_env.core.rules import UNBOUNDED_REACH
+from hg_env.fileio import atomic_write_bytes
+
+MODEL_FORMAT = "hg_env-model"
+MODEL_VERSION = 1
+DEFAULT_RULESET = "hg2020"
+METADATA, WEIGHTS = "model.json", "weights.pt"
+KINDS = ("boardnet", "maskable_policy")
+MAX_JSON_BYTES = 64 * 2**20  # model.json, or an SB3 zip's data (it carries pickles we never read)
+MAX_WEIGHTS_BYTES = 8 * 2**30
+
+# Qualified names (module.qualname) of the classes a model may name. SB3 aliases: "MlpPolicy" is
+# MaskableActorCriticPolicy, "CnnPolicy" MaskableActorCriticCnnPolicy, "MultiInputPolicy" the last one.
+_MASKABLE = "sb3_contrib.common.maskable.policies."
+ALLOWED_POLICIES = (
+    _MASKABLE + "MaskableActorCriticPolicy",
+    _MASKABLE + "MaskableActorCriticCnnPolicy",
+    _MASKABLE + "MaskableMultiInputActorCriticPolicy",
+)
+HG_POLICIES = ("hg_env.train.policy.HGPolicy", "train.policy.HGPolicy")  # train.policy: before hg_env.train
+ALLOWED_ACTIVATIONS = tuple(
+    f"torch.nn.modules.activation.{name}"
+    for name in ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Softplus", "Mish", "SELU", "CELU")
+)
+_SB3_LAYERS = "stable_baselines3.common.torch_layers."
+ALLOWED_EXTRACTORS = (
+    _SB3_LAYERS + "FlattenExtractor",
+    _SB3_LAYERS + "CombinedExtractor",
+    _SB3_LAYERS + "NatureCNN",
+    "hg_env.train.features.BoardCNN",
+)
+_POLICY_OPTIONS = (  # plain policy_kwargs of a MaskableActorCriticPolicy that shape the network
+    "net_arch",
+    "activation_fn",
+    "features_extractor_class",
+    "features_extractor_kwargs",
+    "share_features_extractor",
+    "normalize_images",
+)
+_IGNORED_OPTIONS = ("ortho_init", "optimizer_class", "optimizer_kwargs")  # training only: never built
+_HOW_TO_EXPORT = (
+    "train it with an allow-listed policy (MlpPolicy, MultiInputPolicy, hg_env.train.policy.HGPolicy; "
+    "features extractors: hg_env.train.features.BoardCNN or SB3's own) and save it with "
+    "hg_env.train.model_file.export_sb3(model, path, ruleset=...), which writes weights and plain metadata only"
+)
+
+
+@dataclass
+class LoadedModel:
+    """A network rebuilt from a model file: ``net(obs) -> (logits [B, A], values [B, 1])`` in eval
+    mode, with ``net.lookahead`` telling whether it reads the Dict observation; ``metadata`` is the
+    file's model.json (for an SB3 zip, the same keys, described from its plain fields)."""
+
+    net: nn.Module
+    metadata: dict[str, Any]
+
+
+class MaskablePolicyNet(nn.Module):
+    """An sb3-contrib ``MaskableActorCriticPolicy`` seen as the policy agent sees a network."""
+
+    def __init__(self, policy: nn.Module) -> None:
+        super().__init__()
+        self.policy = policy
+        self.lookahead = isinstance(policy.observation_space, spaces.Dict)
+
+    def forward(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and values exactly as ``MaskableActorCriticPolicy.forward`` computes them."""
+        policy = self.policy
+        features = policy.extract_features(obs)
+        if policy.share_features_extractor:
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+        else:
+            latent_pi = policy.mlp_extractor.forward_actor(features[0])
+            latent_vf = policy.mlp_extractor.forward_critic(features[1])
+        return policy.action_net(latent_pi), policy.value_net(latent_vf)
+
+
+# ---------------------------------------------------------------- saving
+
+
+def save_model(
+    path: str | Path,
+    net: nn.Module,
+    *,
+    kind: str,
+    net_kwargs: dict,
+    ruleset: str,
+    board_reach: int,
+    extra: dict | None = None,
+) -> None:
+    """Write ``net`` (its state dict and plain metadata) as a model file, atomically (module docstring).
+
+    ``net`` is what ``load_model`` gives back: a ``BoardNet`` for kind "boardnet", a
+    ``MaskablePolicyNet`` for "maskable_policy". ValueError if ``net_kwargs`` do not rebuild
+    ``net`` (a file that could not be loaded is never written)."""
+    path = Path(path)
+    metadata = {
+        "format": MODEL_FORMAT,
+        "version": MODEL_VERSION,
+        "kind": kind,
+        "net_kwargs": net_kwargs,
+        "ruleset": ruleset,
+        "board_reach": board_reach,
+    }
+    weights = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
+    _check_metadata(path, metadata)
+    _build_for(path, kind, net_kwargs, weights, "the network its net_kwargs build")
+    from hg_env import __version__
+
+    observation, action = describe_spaces(board_reach, _lookahead(net_kwargs))
+    metadata.update(
+        observation=observation,
+        action=action,
+        parameters=sum(t.numel() for t in weights.values()),
+        hg_env_version=__version__,
+        extra=extra or {},
+    )
+    try:
+        text = json.dumps(metadata, indent=2, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: the metadata must be plain JSON (numbers, strings, lists, dicts): {err}") from None
+    buffer = io.BytesIO()
+    torch.save(weights, buffer)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(METADATA, text)
+        z.writestr(WEIGHTS, buffer.getvalue())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, archive.getvalue())
+
+
+def export_sb3(model: Any, path: str | Path, *, ruleset: str = DEFAULT_RULESET, board_reach: int | None = None) -> None:
+    """Save the policy of a ``MaskablePPO`` (or the policy itself) trained in memory as a model file.
+
+    Works for ``HGPolicy`` and for ``MaskableActorCriticPolicy`` (and its Cnn / MultiInput
+    variants) built from allow-listed parts; ``board_reach`` defaults to the one its observation
+    space implies. ValueError naming anything not on the allow-list."""
+    from hg_env.train.policy import HGPolicy
+
+    policy = getattr(model, "policy", model)
+    if isinstance(policy, HGPolicy):
+        kwargs = dict(policy.net_kwargs)
+        _same_reach(path, kwargs["board_reach"], board_reach)
+        save_model(
+            path, policy.net, kind="boardnet", net_kwargs=kwargs, ruleset=ruleset, board_reach=kwargs["board_reach"]
+        )
+        return
+    name = _qualname(type(policy))
+    if name not in ALLOWED_POLICIES:
+        raise ValueError(f"{path}: cannot export a policy of class {name}: not on the allow-list; {_HOW_TO_EXPORT}")
+    params = policy._get_constructor_parameters()
+    lookahead = isinstance(policy.observation_space, spaces.Dict)
+    reach = _reach_from_actions(path, int(policy.action_space.n))
+    _same_reach(path, reach, board_reach)
+    kwargs = {
+        "policy": name,
+        "net_arch": params["net_arch"],
+        "activation_fn": _qualname(params["activation_fn"]),
+        "features_extractor_class": _qualname(params["features_extractor_class"]),
+        "features_extractor_kwargs": params.get("features_extractor_kwargs") or {},
+        "share_features_extractor": bool(params.get("share_features_extractor", True)),
+        "normalize_images": bool(params["normalize_images"]),
+        "board_reach": reach,
+        "lookahead": lookahead,
+    }
+    save_model(
+        path, MaskablePolicyNet(policy), kind="maskable_policy", net_kwargs=kwargs, ruleset=ruleset, board_reach=reach
+    )
+
+
+def _same_reach(path: str | Path, reach: int, given: int | None) -> None:
+    if given is not None and given != reach:
+        raise ValueError(f"{path}: board_reach={given} given, but the policy's spaces are those of reach {reach}")
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_model(path: str | Path, *, ruleset: str | None = None, device: str = "cpu") -> LoadedModel:
+    """The network of a model file or of a plain MaskablePPO zip, in eval mode (module docstring).
+
+    ``ruleset``: the ruleset the caller plays; a model of another one is refused (None: any
+    for a model file; "hg2020" for an SB3 zip, which records none)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"model file {path} does not exist (train one with: hgenv train --config configs/quick.toml)")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise ValueError(
+            f"{path} is not a model file: not a readable zip archive (corrupt or truncated: {err})"
+        ) from None
+    with archive:
+        names = set(archive.namelist())
+        if METADATA in names:
+            metadata = _read_json(path, archive, METADATA)
+            _check_metadata(path, metadata)
+            weights = _read_weights(path, archive, WEIGHTS)
+        elif {"data", "policy.pth"} <= names:
+            metadata = _sb3_metadata(path, _read_json(path, archive, "data"), ruleset or DEFAULT_RULESET)
+            weights = _read_weights(path, archive, "policy.pth")
+            if metadata["kind"] == "boardnet":  # HGPolicy: its BoardNet is the policy's "net"
+                weights = {k.removeprefix("net."): v for k, v in weights.items()}
+            else:  # the policy wrapped in MaskablePolicyNet
+                weights = {f"policy.{k}": v for k, v in weights.items()}
+        else:
+            raise ValueError(
+                f"{path} is not a model file: it holds neither {METADATA} and {WEIGHTS} (hgenv train, save_model) "
+                f"nor data and policy.pth (a MaskablePPO zip); it holds {sorted(names)[:8]}"
+            )
+    if ruleset is not None and metadata["ruleset"] != ruleset:
+        raise ValueError(f"{path}: the model plays ruleset {metadata['ruleset']!r}, not {ruleset!r}")
+    net = _build_for(path, metadata["kind"], metadata["net_kwargs"], weights, "the metadata's network")
+    net.load_state_dict(weights)
+    return LoadedModel(net.to(device).eval(), metadata)
+
+
+def _read_entry(path: Path, archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise ValueError(f"{path}: {name} claims {info.file_size} bytes, more than the {limit} a model file may hold")
+    try:
+        return archive.read(name)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as err:
+        raise ValueError(f"{path}: {name} cannot be read (corrupt or truncated: {err})") from None
+
+
+def _read_json(path: Path, archive: zipfile.ZipFile, name: str) -> dict:
+    try:
+        value = json.loads(_read_entry(path, archive, name, MAX_JSON_BYTES).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path}: {name} is not valid JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: {name} must hold a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _read_weights(path: Path, archive: zipfile.ZipFile, name: str) -> dict[str, torch.Tensor]:
+    data = _read_entry(path, archive, name, MAX_WEIGHTS_BYTES)
+    try:
+        weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as err:  # the restricted unpickler refuses anything but tensors and plain values
+        raise ValueError(
+            f"{path}: {name} is not a plain state dict of tensors (refused without running it: "
+            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})"
+        ) from None
+    if not (isinstance(weights, dict) and all(isinstance(v, torch.Tensor) for v in weights.values())):
+        raise ValueError(f"{path}: {name} must hold a dict of tensors (a state dict)")
+    return weights
+
+
+def _check_metadata(path: Path, metadata: dict) -> None:
+    """Format, version, kind and the plain fields every model file has."""
+    if metadata.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{path}: {METADATA} has format {metadata.get('format')!r}, expected {MODEL_FORMAT!r}")
+    if metadata.get("version") != MODEL_VERSION:
+        raise ValueError(
+            f"{path}: model file version {metadata.get('version')!r}; this hg_env reads version {MODEL_VERSION} "
+            "(a newer hg_env may read it)"
+        )
+    if metadata.get("kind") not in KINDS:
+        raise ValueError(f"{path}: unknown network kind {metadata.get('kind')!r}; known kinds: {list(KINDS)}")
+    if not isinstance(metadata.get("ruleset"), str):
+        raise ValueError(f"{path}: the metadata's ruleset must be a string, got {metadata.get('ruleset')!r}")
+    reach = metadata.get("board_reach")
+    _check_reach(path, reach)
+    kwargs = metadata.get("net_kwargs")
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{path}: the metadata's net_kwargs must be a JSON object, got {kwargs!r}")
+    if kwargs.get("board_reach") != reach:
+        raise ValueError(
+            f"{path}: the metadata's board_reach is {reach} but its network is built for "
+            f"board_reach {kwargs.get('board_reach')!r}"
+        )
+    if "observation" in metadata:  # written by save_model; checked against what the reach and lookahead give
+        observation, action = describe_spaces(reach, _lookahead(kwargs))
+        if metadata["observation"] != observation or metadata.get("action") != action:
+            raise ValueError(
+                f"{path}: the metadata's spaces (observation {metadata['observation']}, action "
+                f"{metadata.get('action')}) are not those of board_reach {reach} (observation {observation}, "
+                f"action {action})"
+            )
+
+
+def _check_reach(path: Path, reach: Any) -> None:
+    if isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= UNBOUNDED_REACH:
+        raise ValueError(f"{path}: board_reach must be an int 1..{UNBOUNDED_REACH}, got {reach!r}")
+
+
+def _lookahead(kwargs: dict) -> bool:
+    return kwargs.get("lookahead", False) is True
+
+
+def describe_spaces(board_reach: int, lookahead: bool) -> tuple[dict, dict]:
+    """The observation and action spaces of ``HGVecEnv`` (hg_env.train.vec_env) as plain JSON."""
+    from hg_env.train.vec_env import env_spaces
+
+    observation, action = env_spaces(board_reach, lookahead)
+
+    def box(space: spaces.Box) -> dict:
+        return {"shape": list(space.shape), "dtype": str(space.dtype)}
+
+    if isinstance(observation, spaces.Dict):
+        described = {key: box(space) for key, space in observation.spaces.items()}
+    else:
+        described = box(observation)
+    return described, {"n": int(action.n)}
+
+
+def _compare_weights(path: Path, expected: dict[str, torch.Tensor], got: dict[str, torch.Tensor], whose: str) -> None:
+    problem = state_dict_mismatch(expected, got, whose)
+    if problem:
+        raise ValueError(f"{path}: weights do not match its metadata: {problem}")
+
+
+def state_dict_mismatch(expected: dict[str, torch.Tensor], got: dict[str, torch.Tensor], whose: str) -> str | None:
+    """What differs between two state dicts (names, shapes, dtypes), in words; None if nothing."""
+    missing = [k for k in expected if k not in got]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        return f"{missing[0]}{more} is missing; {whose} needs it"
+    unknown = [k for k in got if k not in expected]
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        return f"{unknown[0]}{more} is not part of {whose}"
+    for name, tensor in expected.items():
+        if tuple(got[name].shape) != tuple(tensor.shape):
+            return f"{name} has shape {tuple(got[name].shape)}, {whose} needs {tuple(tensor.shape)}"
+        if got[name].dtype != tensor.dtype:
+            return f"{name} is {got[name].dtype}, {whose} needs {tensor.dtype}"
+    return None
+
+
+# ---------------------------------------------------------------- rebuilding networks
+
+
+def _build_for(path: Path, kind: str, kwargs: dict, weights: dict[str, torch.Tensor], whose: str) -> nn.Module:
+    """The network of ``kind`` from plain kwargs, once its tensors are known to match ``weights``.
+
+    Memory is only spent on a network the weights can fill: a BoardNet is first built on the
+    meta device (shapes, no data); a policy's layers are first counted from its net_arch."""
+    try:
+        if kind == "boardnet":
+            with torch.device("meta"):
+                _compare_weights(path, _build_boardnet(path, kwargs).state_dict(), weights, whose)
+            net = _build_boardnet(path, kwargs)
+        else:
+            held = sum(t.numel() for t in weights.values())
+            needed = _policy_head_parameters(path, kwargs)
+            if needed > held:
+                raise ValueError(
+                    f"{path}: weights do not match its metadata: {whose} has at least {needed} parameters, "
+                    f"the file holds {held}"
+                )
+            net = _build_maskable_policy(path, kwargs)
+    except (TypeError, KeyError, AssertionError, RuntimeError) as err:  # odd kwargs that passed the checks
+        raise ValueError(f"{path}: cannot build a {kind} network from {kwargs}: {type(err).__name__}: {err}") from None
+    _compare_weights(path, net.state_dict(), weights, whose)
+    return net
+
+
+def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
+    from hg_env.train.config import PolicyConfig, range_of
+    from hg_env.train.policy import BoardNet
+
+    known = {"board_reach", "channels", "layers", "hidden", "lookahead"}
+    if set(kwargs) != known:
+        raise ValueError(f"{path}: a boardnet's net_kwargs are {sorted(known)}, got {sorted(kwargs)}")
+    _check_reach(path, kwargs["board_reach"])
+    for key in ("channels", "layers", "hidden"):
+        value, bounds = kwargs[key], range_of(PolicyConfig, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value not in bounds:
+            raise ValueError(f"{path}: net_kwargs {key} must be an int {bounds}, got {value!r}")
+    if not isinstance(kwargs["lookahead"], bool):
+        raise ValueError(f"{path}: net_kwargs lookahead must be true or false, got {kwargs['lookahead']!r}")
+    return BoardNet(**kwargs)
+
+
+def _build_maskable_policy(path: Path, kwargs: dict) -> nn.Module:
+    """A MaskableActorCriticPolicy (or variant) of allow-listed parts, wrapped in MaskablePolicyNet."""
+    known = {"policy", "board_reach", "lookahead", *_POLICY_OPTIONS}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown net_kwargs {unknown} of a maskable_policy; known: {sorted(known)}")
+    _check_reach(path, kwargs.get("board_reach"))
+    lookahead = kwargs.get("lookahead", False)
+    if not isinstance(lookahead, bool):
+        raise ValueError(f"{path}: net_kwargs lookahead must be true or false, got {lookahead!r}")
+    from hg_env.train.vec_env import env_spaces
+
+    observation, action = env_spaces(kwargs["board_reach"], lookahead)
+    cls = _allowed(path, "policy class", kwargs.get("policy"), ALLOWED_POLICIES)
+    options: dict[str, Any] = {"ortho_init": False}  # the weights are loaded over it
+    if "net_arch" in kwargs:
+        options["net_arch"] = _net_arch(path, kwargs["net_arch"])
+    if "activation_fn" in kwargs:
+        options["activation_fn"] = _allowed(path, "activation function", kwargs["activation_fn"], ALLOWED_ACTIVATIONS)
+    if "features_extractor_class" in kwargs:
+        options["features_extractor_class"] = _allowed(
+            path, "features extractor", kwargs["features_extractor_class"], ALLOWED_EXTRACTORS
+        )
+    if "features_extractor_kwargs" in kwargs:
+        options["features_extractor_kwargs"] = _plain_kwargs(
+            path, "features_extractor_kwargs", kwargs["features_extractor_kwargs"]
+        )
+    for key in ("share_features_extractor", "normalize_images"):
+        if key in kwargs:
+            if not isinstance(kwargs[key], bool):
+                raise ValueError(f"{path}: net_kwargs {key} must be true or false, got {kwargs[key]!r}")
+            options[key] = kwargs[key]
+    policy = cls(observation, action, lambda _: 0.0, **options)
+    return MaskablePolicyNet(policy)
+
+
+def _policy_head_parameters(path: Path, kwargs: dict) -> int:
+    """Parameters of a maskable policy's MLP and output layers (its extractor's come on top)."""
+    from hg_env.train.vec_env import env_spaces
+    from stable_baselines3.common.preprocessing import get_flattened_obs_dim
+
+    _check_reach(path, kwargs.get("board_reach"))
+    observation, action = env_spaces(kwargs["board_reach"], kwargs.get("lookahead") is True)
+    extractor = _allowed(
+        path, "features extractor", kwargs.get("features_extractor_class", ALLOWED_EXTRACTORS[0]), ALLOWED_EXTRACTORS
+    )
+    if extractor.__name__ in ("NatureCNN", "BoardCNN"):
+        default = 512 if extractor.__name__ == "NatureCNN" else 128
+        options = _plain_kwargs(path, "features_extractor_kwargs", kwargs.get("features_extractor_kwargs") or {})
+        features = options.get("features_dim", default)
+        if isinstance(features, bool) or not isinstance(features, int) or not 1 <= features <= 65536:
+            raise ValueError(
+                f"{path}: features_extractor_kwargs features_dim must be an int 1..65536, got {features!r}"
+            )
+    else:  # flattened (FlattenExtractor; CombinedExtractor flattens hg_env's non-image spaces)
+        features = get_flattened_obs_dim(observation)
+    arch = _net_arch(path, kwargs.get("net_arch", {"pi": [64, 64], "vf": [64, 64]}))
+    pi, vf = (arch.get("pi", []), arch.get("vf", [])) if isinstance(arch, dict) else (arch, arch)
+    total = 0
+    for widths, outputs in ((pi, int(action.n)), (vf, 1)):
+        sizes = [int(features), *widths, outputs]
+        total += sum((a + 1) * b for a, b in itertools.pairwise(sizes))
+    return total
+
+
+def _allowed(path: Path, what: str, name: Any, allowed: tuple[str, ...]) -> type:
+    """The class of an allow-listed qualified name, imported from our installed packages only."""
+    if name not in allowed:
+        raise ValueError(f"{path}: refused: {what} {name!r} is not on the allow-list {list(allowed)}; {_HOW_TO_EXPORT}")
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _net_arch(path: Path, value: Any) -> list[int] | dict[str, list[int]]:
+    """``[64, 64]`` or ``{"pi": [...], "vf": [...]}`` of widths 1..65536, at most 32 layers each."""
+
+    def widths(layers: Any) -> bool:
+        return (
+            isinstance(layers, list)
+            and len(layers) <= 32
+            and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 65536 for w in layers)
+        )
+
+    if widths(value) or (isinstance(value, dict) and set(value) <= {"pi", "vf"} and all(map(widths, value.values()))):
+        return value
+    raise ValueError(f"{path}: net_arch must be a list of layer widths or {{pi: [...], vf: [...]}}, got {value!r}")
+
+
+def _plain_kwargs(path: Path, what: str, value: Any) -> dict:
+    plain = isinstance(value, dict) and all(
+        isinstance(k, str) and (v is None or isinstance(v, (bool, int, float, str))) for k, v in value.items()
+    )
+    if not plain:
+        raise ValueError(f"{path}: {what} must be a JSON object of numbers, strings and booleans, got {value!r}")
+    return value
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# ---------------------------------------------------------------- plain MaskablePPO zips
+
+_CLASS_REPR = re.compile(r"^<class '([\w.]+)'>$")
+_FUNCTION_REPR = re.compile(r"^<function ([\w.]+)\.\w+ at 0x[0-9a-f]+>$")
+
+
+def _sb3_metadata(path: Path, data: dict, ruleset: str) -> dict:
+    """A model file's metadata, described from the plain fields of a MaskablePPO zip's ``data``."""
+    policy = _sb3_policy_name(path, data.get("policy_class"))
+    options = _sb3_policy_kwargs(path, data.get("policy_kwargs", {}))
+    lookahead = _sb3_lookahead(path, data.get("observation_space"))
+    action = data.get("action_space")
+    if not (isinstance(action, dict) and action.get(":type:") == "<class 'gymnasium.spaces.discrete.Discrete'>"):
+        raise ValueError(f"{path}: the model's action space is not Discrete (the flat action space of hg_env)")
+    try:
+        n = int(action.get("n"))
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: the model's action space has no plain action count (n)") from None
+    reach = _reach_from_actions(path, n)
+    observation = data["observation_space"]
+    if not lookahead:
+        expected = describe_spaces(reach, False)[0]
+        got = {"shape": observation.get("_shape"), "dtype": observation.get("dtype")}
+        if got != expected:
+            raise ValueError(
+                f"{path}: the model reads observations {got}; hg_env's board of reach {reach} "
+                f"({n} actions) gives {expected}"
+            )
+    if policy in HG_POLICIES:
+        kind = "boardnet"
+        kwargs = {"board_reach": reach, "channels": 32, "layers": 3, "hidden": 128, "lookahead": lookahead}
+        unknown = sorted(set(options) - set(kwargs))
+        if unknown:
+            raise ValueError(f"{path}: unknown HGPolicy options {unknown}")
+        kwargs.update(options)
+    else:
+        kind = "maskable_policy"
+        unknown = sorted(set(options) - set(_POLICY_OPTIONS) - set(_IGNORED_OPTIONS))
+        if unknown:
+            raise ValueError(f"{path}: refused: policy option(s) {unknown} are not understood; {_HOW_TO_EXPORT}")
+        kwargs = {k: v for k, v in options.items() if k in _POLICY_OPTIONS}
+        kwargs.update(policy=policy, board_reach=reach, lookahead=lookahead)
+    return {
+        "format": "sb3-contrib MaskablePPO zip",
+        "kind": kind,
+        "net_kwargs": kwargs,
+        "ruleset": ruleset,
+        "board_reach": reach,
+        "observation": describe_spaces(reach, lookahead)[0],
+        "action": {"n": n},
+    }
+
+
+def _sb3_policy_name(path: Path, entry: Any) -> str:
+    """module.qualname of the policy class, from the plain strings SB3 writes next to its pickle."""
+    if isinstance(entry, dict):
+        module = entry.get("__module__")
+        owners = {m.group(1) for v in entry.values() if isinstance(v, str) and (m := _FUNCTION_REPR.match(v))}
+        if isinstance(module, str) and len(owners) == 1:
+            name = f"{module}.{owners.pop()}"
+            if name in ALLOWED_POLICIES or name in HG_POLICIES:
+                return name
+            raise ValueError(f"{path}: refused: policy class {name} is not on the allow-list; {_HOW_TO_EXPORT}")
+    raise ValueError(
+        f"{path}: refused: the model's policy class cannot be told from its plain fields; {_HOW_TO_EXPORT}"
+    )
+
+
+def _sb3_policy_kwargs(path: Path, entry: Any) -> dict:
+    """policy_kwargs with classes as qualified names; values SB3 could only pickle are refused."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{path}: policy_kwargs is not a JSON object")
+    options = {}
+    for key, value in entry.items():
+        if key in (":type:", ":serialized:"):
+            continue
+        if isinstance(value, str) and (match := _CLASS_REPR.match(value)):
+            value = match.group(1)
+        elif isinstance(value, str) and value.startswith("<") and key not in _IGNORED_OPTIONS:
+            raise ValueError(f"{path}: refused: policy option {key} = {value} is not plain data; {_HOW_TO_EXPORT}")
+        options[key] = value
+    return options
+
+
+def _sb3_lookahead(path: Path, entry: Any) -> bool:
+    """False for the board tensor (a Box), True for the Dict observation of ``lookahead=True``."""
+    kind = entry.get(":type:") if isinstance(entry, dict) else None
+    if kind == "<class 'gymnasium.spaces.box.Box'>":
+        return False
+    if kind == "<class 'gymnasium.spaces.dict.Dict'>":
+        return True
+    raise ValueError(f"{path}: the model's observation space ({kind}) is not one of hg_env's (Box or Dict)")
+
+
+def _reach_from_actions(path: str | Path, n: int) -> int:
+    """The board reach whose flat action space has ``n`` actions."""
+    from hg_env.core.actions import action_layout
+
+    for reach in range(1, UNBOUNDED_REACH + 1):
+        if action_layout(reach).size == n:
+            return reach
+    raise ValueError(f"{path}: {n} actions is the action space of no hg_env board (reach 1..{UNBOUNDED_REACH})")
