@@ -63,7 +63,7 @@ from hg_env.train.config import TrainConfig, load_config, to_toml
 from hg_env.train.evaluate import evaluate
 from hg_env.train.model_file import DEFAULT_RULESET, save_model
 from hg_env.train.policy import BoardNet, HGPolicy
-from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules
+from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules, _tune_malloc
 from tqdm import tqdm
 
 from hg_env.aec import raw_env
@@ -331,8 +331,10 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
 
     if config.run.backend != "rllib":
         raise ValueError(f"hg_env.train.rllib_ppo trains run.backend = 'rllib', got {config.run.backend!r}")
-    torch.set_num_threads(config.run.torch_threads)
     run_dir = prepare_run_dir(config, resume)
+    if config.run.tune_malloc:
+        _tune_malloc()  # the learner's process only: the env runners keep glibc's defaults
+    torch.set_num_threads(config.run.torch_threads)
     ray, started = _connect(config)
     algo = ppo_config(config).build_algo()
     try:
