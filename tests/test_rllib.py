@@ -101,6 +101,8 @@ def test_tiny_run_checkpoints_resumes_and_exports_a_policy_that_plays(tmp_path: 
     config = _tiny(tmp_path)
     run_dir = rllib_ppo.train(config, progress=False, stop_after=128)  # as if killed after the first checkpoint
     assert [p.name for p in rllib_ppo.checkpoint_paths(run_dir)] == ["step_0000000128"]
+    with (run_dir / "progress.jsonl").open("a") as f:
+        f.write('{"steps": 192}\n')  # logged after the checkpoint, before the kill
     assert not (run_dir / "final_model.zip").exists()
     with pytest.raises(ValueError, match="already holds a run"):
         rllib_ppo.train(config, progress=False)

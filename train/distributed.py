@@ -197,7 +197,10 @@ def _timed_tournament(config: tournament.TournamentConfig, ray_cpus: int | None)
 def bench(agents: list[str], games: int, seed: int = 0) -> list[dict[str, Any]]:
     """The same tournament single-process and on local Ray instances of 1 and 2 CPUs."""
     config = tournament.TournamentConfig(agents=tuple(agents), players=2, games=games, seed=seed)
-    rows = [_timed_tournament(config, None), _timed_tournament(config, 1), _timed_tournament(config, 2)]
+    rows = []
+    for ray_cpus in (None, 1, 2):
+        load = os.getloadavg()[0]  # other work on the machine takes CPUs from the runs
+        rows.append({**_timed_tournament(config, ray_cpus), "load_before": round(load, 2)})
     for row in rows[1:]:
         row["same_results_as_single_process"] = row["results"] == rows[0]["results"]
     return rows
@@ -208,16 +211,20 @@ def print_bench(rows: list[dict[str, Any]], as_json: bool = False) -> None:
         print(json.dumps([{k: v for k, v in r.items() if k != "results"} for r in rows]))
         return
     one_cpu = rows[1]["games_per_s"]
-    print(f"{'':<28} {'games':>5} {'wall s':>7} {'CPU s':>7} {'games/s':>8} {'vs 1 CPU':>8} {'Ray init s':>10}")
+    header = f"{'':<28} {'games':>5} {'wall s':>7} {'CPU s':>7} {'games/s':>8} {'vs 1 CPU':>8} {'Ray init s':>10}"
+    print(header + f" {'load before':>11}")
     for r in rows:
         ratio = f"{r['games_per_s'] / one_cpu:.2f}x" if r["how"].startswith("Ray") else ""
         print(
             f"{r['how']:<28} {r['games']:>5} {r['wall_s']:>7.1f} {r['cpu_s']:>7.1f} {r['games_per_s']:>8.2f} "
-            f"{ratio:>8} {r['ray_init_s']:>10.1f}"
+            f"{ratio:>8} {r['ray_init_s']:>10.1f} {r['load_before']:>11.2f}"
         )
     same = all(r.get("same_results_as_single_process", True) for r in rows)
     print(f"games.jsonl results identical across the three runs: {'yes' if same else 'NO'}")
-    print(f"(machine: {os.cpu_count()} CPUs; CPU s counts the driver and every Ray process it started)")
+    print(
+        f"(machine: {os.cpu_count()} CPUs; CPU s counts the driver and every Ray process it started; "
+        "load before: the 1-minute load average as the run started, others' work included)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

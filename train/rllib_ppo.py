@@ -68,7 +68,7 @@ from tqdm import tqdm
 
 from hg_env.aec import raw_env
 from hg_env.core.rules import Rules
-from hg_env.fileio import atomic_write_text
+from hg_env.fileio import atomic_write_text, read_jsonl
 
 try:
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -265,14 +265,16 @@ def save_checkpoint(algo: Any, steps: int, config: TrainConfig, run_dir: Path) -
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
     atomic_write_text(tmp / STATE_FILE, json.dumps({"steps": steps}) + "\n")
+    if path.exists():  # the same step saved again: replace it whole
+        shutil.rmtree(path)
     os.replace(tmp, path)
     for old in checkpoint_paths(run_dir)[: -config.run.keep_checkpoints]:
         shutil.rmtree(old)
     return path
 
 
-def restore_checkpoint(algo: Any, path: Path) -> int:
-    """Restore ``algo`` from a checkpoint folder; returns the environment steps done."""
+def restore_checkpoint(algo: Any, path: Path, run_dir: Path) -> int:
+    """Restore ``algo`` from a checkpoint folder and rewind the logs to it; returns the steps done."""
     try:
         steps = int(json.loads((path / STATE_FILE).read_text(encoding="utf-8"))["steps"])
         algo.restore_from_path(str(path.resolve()))
@@ -280,6 +282,10 @@ def restore_checkpoint(algo: Any, path: Path) -> int:
         raise CheckpointError(
             f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); delete it to resume from the one before"
         ) from None
+    for log in ("progress.jsonl", "eval.jsonl"):  # lines written after the checkpoint are written again
+        lines = [line for line in read_jsonl(run_dir / log)[0] if line["steps"] <= steps]
+        if (run_dir / log).exists():
+            atomic_write_text(run_dir / log, "".join(json.dumps(line) + "\n" for line in lines))
     return steps
 
 
@@ -341,7 +347,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
         steps = 0
         if resume:
             path = checkpoint_paths(run_dir)[-1]
-            steps = restore_checkpoint(algo, path)
+            steps = restore_checkpoint(algo, path, run_dir)
             print(f"resuming {run_dir} from {path.name} ({steps} steps)", file=sys.stderr)
         total, start_steps = config.run.total_timesteps, steps
         bar = tqdm(total=total, initial=steps, desc=f"rllib {config.run.name}", unit="step", disable=not progress)
