@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import shutil
 import sys
@@ -363,11 +364,11 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             line = {
                 "steps": steps,
                 "steps_per_s": round((steps - start_steps) / max(elapsed, 1e-9), 1),
-                "return_mean_by_seat": runners.get(EPISODE_AGENT_RETURN_MEAN),  # they add up to 0 in self-play
-                "episode_len_mean": runners.get(EPISODE_LEN_MEAN),
+                "return_mean_by_seat": _finite(runners.get(EPISODE_AGENT_RETURN_MEAN)),  # adding up to 0
+                "episode_len_mean": _finite(runners.get(EPISODE_LEN_MEAN)),
             }
             with (run_dir / "progress.jsonl").open("a", encoding="utf-8") as f:
-                f.write(json.dumps(line) + "\n")
+                f.write(json.dumps(line, allow_nan=False) + "\n")
             t0 = time.perf_counter()
             if config.eval.every and _crossed(before, steps, config.eval.every):
                 evaluation = _evaluate(_trained_net(algo, config), config, config.eval.games, EVAL_SEED)
@@ -402,6 +403,15 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
         if started:
             ray.shutdown()
     return run_dir
+
+
+def _finite(value: Any) -> Any:
+    """A metric for JSON: None where RLlib has no value yet (NaN: no game ended in the iteration)."""
+    if isinstance(value, dict):
+        return {key: _finite(v) for key, v in value.items()}
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 def main(config: TrainConfig, args: Any) -> int:
