@@ -175,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--seed", type=int, default=0)
     tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    tour.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     _ruleset_option(tour)
@@ -219,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
     ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     ev.set_defaults(func=cmd_evaluate)
     qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
     qs.add_argument("--config", default="configs/quick.toml")
