@@ -326,10 +326,11 @@ def test_e4_final_scoring_of_incomplete_features() -> None:
         (8, 5, 3, [1]),
     ]
     assert all(e["complete"] is False for e in city)
+    assert sorted(e["tileIds"] for e in city) == [[0, 7, 11, 16, 17], [12, 33]]  # the event log's tileIds
     [monastery] = find_events(game, "MONASTERY_SCORED")
     assert (monastery["points"], monastery["neighbours"], monastery["complete"]) == (4, 3, False)
     [road] = find_events(game, "ROAD_SCORED")
-    assert (road["points"], road["tileCount"], road["scorers"]) == (3, 3, [2])
+    assert (road["points"], road["tileCount"], road["scorers"], road["tileIds"]) == (3, 3, [2], [0, 1, 50])
     assert game.winners == [1]
 
 
