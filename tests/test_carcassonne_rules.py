@@ -425,6 +425,18 @@ def test_v1_8_no_meeple_on_the_river_and_fields_split_by_it() -> None:
     assert all(zone != 1 for _, zone in game.legal_occupants())  # 79's river zone
 
 
+def test_v1_9_cq21_the_banks_meet_round_the_lake() -> None:
+    """V1.9, CQ21: 82's two S fields (SE 4, SW 5) are separate until the lake's field, which goes round
+    the lake and its monastery, joins them."""
+    game = carc([82, 83, 3], river=True)
+    game.place(0, 1, 0)
+    game.occupy(None)
+    assert root(game, 82, 4) != root(game, 82, 5)
+    assert game.legal_placements() == [(0, 2, 0)]
+    game.place(0, 2, 0)
+    assert root(game, 82, 4) == root(game, 82, 5) == root(game, 83, 0)
+
+
 def test_v1_8_the_river_is_never_scored() -> None:
     """V1.8: a whole river laid to the lake scores nothing and no river event is logged."""
     game = Game(2, seed=5, ruleset="carcassonne", river=True)
