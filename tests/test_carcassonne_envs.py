@@ -1,5 +1,6 @@
-"""Carcassonne through every interface: records, the PettingZoo and Gymnasium envs, the agents, a tiny
-training run on configs/carcassonne_quick.toml and a tournament with its model."""
+"""Carcassonne through every interface: records, the PettingZoo and Gymnasium envs (observation planes
+against the BFS oracle), the agents and their search (lookahead against stepping, hidden deck order), a
+tiny training run on configs/carcassonne_quick.toml and a tournament with its model."""
 
 from __future__ import annotations
 
@@ -274,6 +275,35 @@ def test_turn_lookahead_values_the_figure_of_a_completed_cloister(scenario) -> N
     meeple back in the supply)."""
     game = run(scenario, upto=len(scenario.plays) - 1)
     _lookahead_matches_stepping(game)
+
+
+def _same_past_other_future(game: Game, seed: int) -> Game:
+    """The same game so far with its undrawn tiles in another order, each deal rank (river tiles, the
+    lake, land tiles: V1.2) shuffled on its own."""
+    s, rng = game.state, np.random.default_rng(seed)
+    nxt, n = int(s.regular_next[0]), int(s.regular_len[0])
+    drawn, rest = s.regular_deck[0, :nxt].tolist(), s.regular_deck[0, nxt:n].tolist()
+    rank = s.spec.deal_rank(s.spec.tiles, s.rules)
+    future = [t for r in sorted({rank[t] for t in rest}) for t in rng.permutation([t for t in rest if rank[t] == r])]
+    other = Game(2, regular_deck=drawn + future, ruleset="carcassonne", river=game.rules.river)
+    for action in game.history:
+        other.step(action)
+    assert other.state.regular_deck[0].tolist() != s.regular_deck[0].tolist()
+    return other
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:sims=6,batch=3"])
+@pytest.mark.parametrize(("moves", "river"), [(30, False), (31, False), (4, True), (5, True)])
+def test_search_agents_never_read_the_hidden_deck_order(spec: str, moves: int, river: bool) -> None:
+    """The search redeals the unseen tiles (the river's before the land's): the same past with another
+    future gives the same decision, in the river phase too."""
+    rng = np.random.default_rng(moves)
+    game = Game(2, seed=8, ruleset="carcassonne", river=river)
+    for _ in range(moves):
+        game.step(int(rng.choice(game.legal_actions())))
+    other = _same_past_other_future(game, seed=1)
+    first = make_agent(spec, seed=9).act(None, game.action_mask(), game)
+    assert first == make_agent(spec, seed=9).act(None, other.action_mask(), other)
 
 
 # ---------------------------------------------------------------- training and tournaments
