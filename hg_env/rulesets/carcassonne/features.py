@@ -193,6 +193,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
             if name == "CITY":
                 event["coats"] = int(coats[i])
             event["complete"] = False
+            event["tileIds"] = np.flatnonzero(tile_members(state.area.tiles[x, root[i]], tiles.num_tiles)).tolist()
             state.events[x].append(event)
     # Monasteries and gardens with a monk or an abbot (B5.2.3, A1.6).
     local = cloister_local(tiles)
