@@ -257,15 +257,7 @@ def test_turn_lookahead_values_each_action_by_stepping_it(seed: int, moves: int,
 @pytest.mark.parametrize(
     "scenario",
     [
-        pytest.param(
-            E3,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="hg_env/core/search.py _returns_to_supply: the monk of a monastery completed this turn "
-                "comes back (B4.5) but the estimate before P4 does not count it (engine core, reported)",
-            ),
-            id="monk",
-        ),
+        pytest.param(E3, id="monk"),
         pytest.param(E15, id="abbot"),
     ],
 )

@@ -60,7 +60,9 @@ from hg_env.core.tiles import (
     RIVER,
     TIGER,
     Z_FOREST,
+    Z_GARDEN,
     Z_MEADOW,
+    Z_MONASTERY,
     Z_RIVER,
     TileSet,
 )
@@ -307,10 +309,19 @@ def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     return value + SYSTEM_GROWTH * state.system.open[g, z] * left / regular_deck_size(state)
 
 
-def _returns_to_supply(state: State, z: np.ndarray) -> np.ndarray:
-    """The (closed) areas z are forests or rivers (cities, roads): their figures come back when scored."""
-    kind = state.spec.tiles.ZONE_TYPE[z]
-    return (kind == Z_FOREST) | (kind == Z_RIVER)
+def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The (game, root) areas are scored at the end of this turn and their pawns come back: closed
+    forests or rivers (cities, roads), and monasteries with a monk whose 3x3 block is full."""
+    tiles = state.spec.tiles
+    kind = tiles.ZONE_TYPE[z]
+    done = (state.area.open[g, z] == 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
+    cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
+    if cloister.any():
+        gc, tc = g[cloister], tiles.ZONE_TILE[z[cloister]]
+        block = state.board.block[state.tile_cell[gc, tc].astype(np.intp)]  # [n, 9]
+        full = ((block >= 0) & (state.board_tile[gc[:, None], np.maximum(block, 0)] >= 0)).all(-1)
+        done[cloister] = full & (state.occupant_kind[gc, tc] == PAWN)  # an abbot is not valued in the supply
+    return done
 
 
 def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.ndarray:
@@ -333,7 +344,7 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
         pawns = state.area.occupants[g, z]
         np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * majority(pawns))
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
-        closed = (state.area.open[g, z] == 0) & _returns_to_supply(state, z)
+        closed = _returns_to_supply(state, g, z)
         np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
 
     # Huts: river systems score at the end whatever their state.
@@ -376,7 +387,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     if in_area.any():
         ga = g[in_area]
         root = state.area.find(ga, zone[in_area])
-        closed = (state.area.open[ga, root] == 0) & _returns_to_supply(state, root)
+        closed = _returns_to_supply(state, ga, root)
         pays = (piece_of[target[in_area]] == PAWN) & ~closed
         supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
         gain[in_area] = area_values(state, ga, root, left[in_area]) - supply
