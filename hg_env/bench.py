@@ -98,7 +98,22 @@ from hg_env.core.state import OVER
 from hg_env import bench
 sample = getattr(bench, "sample_legal", None) or (lambda s, rng: sample_uniform(engine.legal_action_mask(s), rng))
 rng, states, seeds = np.random.default_rng(0), {}, {}
+env = None
 for line in sys.stdin:
+    if line.startswith("aec"):  # AEC steps of the PettingZoo env, random legal actions
+        import hg_env
+        env = env or hg_env.env(num_players=2)
+        if not getattr(env, "agents", None):
+            env.reset(seed=int(rng.integers(2**31)))
+        steps, start, seconds = 0, time.process_time(), float(line.split()[1])
+        while time.process_time() - start < seconds:
+            if not env.agents:
+                env.reset(seed=int(rng.integers(2**31)))
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        print(json.dumps({"decisions": steps, "cpu_s": time.process_time() - start}), flush=True)
+        continue
     batch, seconds = int(line.split()[0]), float(line.split()[1])
     if batch not in states:
         states[batch] = engine.new_games(2, None, seeds=list(range(batch)), record_events=False)
@@ -116,10 +131,13 @@ for line in sys.stdin:
 """
 
 
-def compare(revision: str, seconds: float = 2.0, batches: tuple[int, ...] = (1, 1024), rounds: int = 5) -> dict:
+def compare(
+    revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 5
+) -> dict:
     """Random play of the working tree against another revision of the repository, interleaved in one
-    run: each round gives each tree ``seconds / rounds`` CPU seconds per batch size, so machine load
-    falls on both alike. Returns decisions per CPU-second of both and their ratio (new / old)."""
+    run: each round gives each tree ``seconds / rounds`` CPU seconds per batch size (``"aec"``: steps
+    of the PettingZoo env instead), so machine load falls on both alike. Returns decisions (steps)
+    per CPU-second of both and their ratio (new / old)."""
     import subprocess
     import sys
     import tempfile
@@ -174,9 +192,10 @@ def print_compare(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result))
         return
-    print(f"random play, decisions per CPU-second: this tree vs {result['revision']} (interleaved, one run)")
+    print(f"random play per CPU-second: this tree vs {result['revision']} (interleaved, one run)")
     for b, row in result["batches"].items():
-        print(f"  B = {b:>5}: {row['new_per_cpu_s']:>12,.0f} vs {row['old_per_cpu_s']:>12,.0f}  = {row['ratio']:.2f}x")
+        what = "AEC env steps" if b == "aec" else f"B = {b:>4} decisions"
+        print(f"  {what:<18}: {row['new_per_cpu_s']:>12,.0f} vs {row['old_per_cpu_s']:>12,.0f}  = {row['ratio']:.2f}x")
 
 
 def numpy_calls_per_decision(decisions: int = 2000, ruleset: str = "hg2020", seed: int = 0) -> dict:

@@ -31,6 +31,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import numpy as np
 
     from hg_env.game import Game
+    from hg_env.render import describe_event
 
     game = Game(num_players=args.players, seed=args.seed, ruleset=args.ruleset)
     rng = np.random.default_rng(args.seed)
@@ -39,15 +40,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     while not game.is_over:
         game.step(int(rng.choice(game.legal_actions())))
         for event in game.events[shown:]:
-            print("  " + _format_event(event))
+            print("  " + describe_event(event))
         shown = len(game.events)
     print(f"final scores: {game.scores}; winner(s): {game.winners}; decisions: {len(game.history)}")
     return 0
-
-
-def _format_event(event: dict) -> str:
-    fields = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type")
-    return f"{event['type']:<20} {fields}"
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -179,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--seed", type=int, default=0)
     tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    tour.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     _ruleset_option(tour)
@@ -200,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", help="where to save the game record (default games/<timestamp>.json)")
     play.add_argument("--image", help="a PNG file refreshed with the board after every move")
     play.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the text board")
+    play.add_argument(
+        "--resume",
+        metavar="RECORD",
+        help="continue an unfinished game saved by hgenv play (ruleset, "
+        "seats, opponents and decks come from the record; it is saved back there unless --record)",
+    )
     _ruleset_option(play)
     play.set_defaults(func=cmd_play)
     tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
@@ -217,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
     ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     ev.set_defaults(func=cmd_evaluate)
     qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
     qs.add_argument("--config", default="configs/quick.toml")

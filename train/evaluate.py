@@ -49,21 +49,29 @@ def deck_seeds(seed: int, decks: int) -> list[int]:
 
 
 def play_games(
-    agent: Agent, opponent: Agent, games: int, seed: int = 0, num_players: int = 2, rules: Rules | None = None
+    agent: Agent,
+    opponent: Agent,
+    games: int,
+    seed: int = 0,
+    num_players: int = 2,
+    rules: Rules | None = None,
+    decks: slice = slice(None),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``games`` (rounded up to a multiple of ``num_players``) at once.
 
+    ``decks`` plays only those deck orders of the evaluation (a task of ``hgenv evaluate
+    --ray``); the agents' generators then start from the chunk's first deck.
     Returns the final scores [G, players] and the agent's seat [G]."""
     rules = rules or Rules()
-    decks = math.ceil(games / num_players)
-    seeds = deck_seeds(seed, decks)
-    total = decks * num_players
+    seeds = deck_seeds(seed, math.ceil(games / num_players))[decks]
+    total = len(seeds) * num_players
     state = engine.new_games(
         num_players, rules, seeds=[seeds[g // num_players] for g in range(total)], record_events=False
     )
     seats = np.arange(total) % num_players
-    agent.reset(seed)
-    opponent.reset(seed + 1)
+    first = 2 * (decks.start or 0)  # 0 for the whole evaluation: its seeds as they always were
+    agent.reset(seed + first)
+    opponent.reset(seed + first + 1)
     while True:
         live = state.phase != OVER
         if not live.any():
@@ -80,11 +88,25 @@ def play_games(
 
 
 def evaluate(
-    agent: Agent, opponent_spec: str, games: int, seed: int = 0, num_players: int = 2, rules: Rules | None = None
+    agent: Agent,
+    opponent_spec: str,
+    games: int,
+    seed: int = 0,
+    num_players: int = 2,
+    rules: Rules | None = None,
+    ray_address: str | None = None,
 ) -> EvalResult:
-    """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring)."""
+    """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring).
+
+    ``ray_address`` plays the decks in chunks as Ray tasks ("" for a local Ray instance;
+    hg_env.train.distributed)."""
     opponent = make_agent(opponent_spec, seed=seed + 1)
-    scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
+    if ray_address is None:
+        scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
+    else:
+        from hg_env.train import distributed
+
+        scores, seats = distributed.evaluation_games(agent, opponent, games, seed, num_players, rules, ray_address)
     rows = np.arange(len(seats))
     mine = scores[rows, seats]
     others = scores.copy()
@@ -122,7 +144,9 @@ def main(args) -> int:
         make_agent(spec)
     torch.set_num_threads(args.threads)
     agent = make_agent(f"policy:path={args.model}")
-    print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}")
+    where = "" if args.ray is None else f", on Ray ({args.ray or 'a local instance'})"
+    print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}{where}")
     for spec in args.opponents:
-        print("  " + evaluate(agent, spec, args.games, seed=args.seed, num_players=args.players).line(), flush=True)
+        result = evaluate(agent, spec, args.games, seed=args.seed, num_players=args.players, ray_address=args.ray)
+        print("  " + result.line(), flush=True)
     return 0

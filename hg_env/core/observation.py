@@ -97,6 +97,7 @@ class Observer:
             + list(spec.powers)
         )
         self.animals = bool(t.ZONE_ANIMALS.any())
+        self.zone_starts = np.searchsorted(t.ZONE_TILE, np.arange(t.num_tiles))  # zones are sorted by tile
         self.cancelled = "hunting_trap" in spec.powers
         self.tile_channels = (
             (list(ANIMALS) if self.animals else [])
@@ -243,8 +244,7 @@ class Observer:
             animals = slice(tc["mammoth"], tc["tiger"] + 1)
             feats[:, animals] = tiles.PRINTED_ANIMALS[ti]
             if self.cancelled and (state.tile_cell[g, tiles.SPECIAL_TILE["hunting_trap"]] >= 0).any():
-                starts = np.searchsorted(tiles.ZONE_TILE, np.arange(tiles.num_tiles))  # zones are sorted by tile
-                cancelled = np.add.reduceat(state.cancelled[g], starts, axis=1)[gi, ti]  # [K, 4]
+                cancelled = np.add.reduceat(state.cancelled[g], self.zone_starts, axis=1)[gi, ti]  # [K, 4]
                 feats[:, animals] -= cancelled.astype(np.uint8)
                 feats[:, tc["mammoth_cancelled"] : tc["tiger_cancelled"] + 1] = cancelled
         seat = state.occupant_seat[game, ti]

@@ -193,6 +193,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
             if name == "CITY":
                 event["coats"] = int(coats[i])
             event["complete"] = False
+            event["tileIds"] = np.flatnonzero(tile_members(state.area.tiles[x, root[i]], tiles.num_tiles)).tolist()
             state.events[x].append(event)
     # Monasteries and gardens with a monk or an abbot (B5.2.3, A1.6).
     local = cloister_local(tiles)
@@ -206,7 +207,10 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     log_events(
         state,
         game,
-        (_cloister_event(state, int(t), int(s), int(v), v == COMPLETE_CLOISTER) for t, s, v in zip(ti, seat, value)),
+        (
+            _cloister_event(state, int(t), int(s), int(v), bool(v == COMPLETE_CLOISTER))
+            for t, s, v in zip(ti, seat, value)
+        ),
     )
 
 
