@@ -187,14 +187,7 @@ def test_greedy_beats_random_in_the_classic_game() -> None:
     assert play(["random", "greedy"], seed=0).winners == [1]
 
 
-SEARCH_IGNORES_THE_SHRINE = pytest.mark.xfail(
-    strict=True,
-    reason="engine-core bug in hg_env/core/search.py: estimated_final_scores gives a meadow to the hunter "
-    "majority, ignoring the shrine (S1) (fix in the report of branch 'classic'; drop this marker with it)",
-)
-
-
-@pytest.mark.parametrize("red_on_shrine", [pytest.param(True, marks=SEARCH_IGNORES_THE_SHRINE), False])
+@pytest.mark.parametrize("red_on_shrine", [True, False])
 def test_estimate_at_the_end_follows_the_shrine(red_on_shrine: bool) -> None:
     """S1 and the search estimate (hg_env/core/search.py: "at the end of the game the estimate equals the
     final score"): in the occupy phase of the last land tile of X13 the estimate gives the shrine's

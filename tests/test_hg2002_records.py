@@ -76,11 +76,6 @@ def test_a_menhir_deck_instead_of_the_bonus_deck_is_refused() -> None:
         Game.from_record(renamed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine-core bug in hg_env/record.py: check_record ignores a deck key of another ruleset "
-    "(fix in the report of branch 'classic'; drop this marker with it)",
-)
 def test_a_record_with_a_menhir_deck_key_is_refused() -> None:
     """hg2002 has no menhir deck: a record carrying ``menhir_deck`` (beside its bonus deck) is corrupt and
     refused with a ValueError naming the key, not replayed with the key silently ignored."""

@@ -342,7 +342,10 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     g, z = _occupied_roots(state, state.area, False, live)
     if len(g):
         pawns = state.area.occupants[g, z]
-        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * majority(pawns))
+        scorers = majority(pawns)
+        if state.spec.meadow_scorers is not None:  # e.g. the 2002 shrine: its hunter scores the meadow alone
+            scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)
+        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * scorers)
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
         closed = _returns_to_supply(state, g, z)
         np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
