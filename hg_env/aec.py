@@ -248,11 +248,8 @@ class raw_env(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} must act (phase {game.phase}); got action None")
-        action = check_action(action, self.layout.size)
-        if not game.action_mask()[action]:
-            game.step(action)  # raises the engine's ValueError naming the move; nothing has changed
+        game.step(check_action(action, self.layout.size))  # ValueError naming the move if illegal: nothing changed
         self._cumulative_rewards[agent] = 0
-        game.step(action)
         scores = game.scores
         self._set_rewards(scores)
         self._scores = scores

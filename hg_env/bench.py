@@ -13,50 +13,225 @@ import zlib
 import numpy as np
 
 from hg_env.core import engine
-from hg_env.core.actions import sample_uniform
+from hg_env.core.actions import sample_rows, sample_uniform
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
 
+BATCHES = (1, 64, 1024, 4096)
 
-def core_decisions_per_second(
-    batch: int, seconds: float, num_players: int = 2, seed: int = 0, ruleset: str = "hg2020"
-) -> float:
-    """Play random legal games on B games at once for about ``seconds``; auto-reset finished games."""
+
+def random_play(batch: int, cpu_seconds: float, ruleset: str = "hg2020", num_players: int = 2, seed: int = 0) -> dict:
+    """Random legal games on B games at once for about ``cpu_seconds`` of CPU time, finished games
+    restarted. Returns the decisions and finished games, the CPU seconds in all, and the CPU seconds
+    inside the engine alone (``engine.step`` and the restarts: not the legal-move sampler).
+
+    CPU time (``time.process_time``), not wall time: on a shared machine another process's load slows
+    the wall clock, not the CPU seconds this one spends."""
     rng = np.random.default_rng(seed)
     rules = Rules(ruleset=ruleset)
     state = engine.new_games(num_players, rules, seeds=list(range(seed, seed + batch)), record_events=False)
     next_seed = seed + batch
-    decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        actions = sample_uniform(engine.legal_action_mask(state), rng)
+    decisions = games = 0
+    engine_cpu = 0.0
+    start = time.process_time()
+    while time.process_time() - start < cpu_seconds:
+        actions = sample_legal(state, rng)
+        t0 = time.process_time()
         engine.step(state, actions)
-        decisions += int((actions >= 0).sum())
         over = np.flatnonzero(state.phase == OVER)
         if len(over):
             engine.reset_games(state, over, seeds=list(range(next_seed, next_seed + len(over))))
             next_seed += len(over)
-    return decisions / (time.perf_counter() - start)
+        engine_cpu += time.process_time() - t0
+        decisions += int((actions >= 0).sum())
+        games += len(over)
+    return {"decisions": decisions, "games": games, "cpu_s": time.process_time() - start, "engine_cpu_s": engine_cpu}
 
 
-def bench_core(seconds: float = 5.0, batches: tuple[int, ...] = (1, 1024), ruleset: str = "hg2020") -> dict:
+def sample_legal(state, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per game (-1 for finished games), from the compressed legal
+    actions (the same draws as ``sample_uniform`` on the dense mask)."""
+    return sample_rows(*engine.legal_actions(state), rng)
+
+
+def bench_core(seconds: float = 2.0, batches: tuple[int, ...] = BATCHES, ruleset: str = "hg2020") -> dict:
+    """Per batch size: decisions and games per CPU-second with the sampler, decisions per CPU-second of
+    the engine alone, and the state's bytes per game."""
     state = engine.new_games(2, Rules(ruleset=ruleset), seeds=[0], record_events=False)
-    return {
-        "ruleset": ruleset,
-        "decisions_per_s": {str(b): round(core_decisions_per_second(b, seconds, ruleset=ruleset), 1) for b in batches},
-        "bytes_per_game": state.nbytes_per_game(),
-    }
+    rows = {}
+    for b in batches:
+        r = random_play(b, seconds, ruleset)
+        rows[str(b)] = {
+            "decisions_per_cpu_s": round(r["decisions"] / r["cpu_s"], 1),
+            "engine_decisions_per_cpu_s": round(r["decisions"] / max(r["engine_cpu_s"], 1e-9), 1),
+            "games_per_cpu_s": round(r["games"] / r["cpu_s"], 2),
+        }
+    return {"ruleset": ruleset, "batches": rows, "bytes_per_game": state.nbytes_per_game()}
 
 
 def print_core(result: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result))
         return
-    print(f"hg_env core benchmark ({result['ruleset']}): random legal play, one process, one thread")
-    for b, rate in result["decisions_per_s"].items():
-        print(f"  B = {b:>5}: {rate:>12,.0f} decisions/s")
+    print(f"hg_env core benchmark ({result['ruleset']}): random legal play, one process, one thread, per CPU-second")
+    print(f"  {'B':>5} {'decisions/s':>13} {'engine only':>13} {'games/s':>10}")
+    for b, row in result["batches"].items():
+        print(
+            f"  {b:>5} {row['decisions_per_cpu_s']:>13,.0f} {row['engine_decisions_per_cpu_s']:>13,.0f} "
+            f"{row['games_per_cpu_s']:>10,.1f}"
+        )
     print(f"  state memory: {result['bytes_per_game']:,} bytes per game ({result['bytes_per_game'] / 1024:.1f} KiB)")
+
+
+# A worker measuring random play in one tree of the repository (``compare``): it reads "B SECONDS"
+# lines and answers with the decisions played and CPU seconds spent, keeping its games between
+# slices. It uses only the core API every revision has (new_games, legal_action_mask or
+# legal_actions, sample_uniform, step, reset_games).
+_WORKER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from hg_env.core import engine
+from hg_env.core.actions import sample_uniform
+from hg_env.core.state import OVER
+from hg_env import bench
+sample = getattr(bench, "sample_legal", None) or (lambda s, rng: sample_uniform(engine.legal_action_mask(s), rng))
+rng, states, seeds = np.random.default_rng(0), {}, {}
+env = None
+for line in sys.stdin:
+    if line.startswith("aec"):  # AEC steps of the PettingZoo env, random legal actions
+        import hg_env
+        env = env or hg_env.env(num_players=2)
+        if not getattr(env, "agents", None):
+            env.reset(seed=int(rng.integers(2**31)))
+        steps, start, seconds = 0, time.process_time(), float(line.split()[1])
+        while time.process_time() - start < seconds:
+            if not env.agents:
+                env.reset(seed=int(rng.integers(2**31)))
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        print(json.dumps({"decisions": steps, "cpu_s": time.process_time() - start}), flush=True)
+        continue
+    batch, seconds = int(line.split()[0]), float(line.split()[1])
+    if batch not in states:
+        states[batch] = engine.new_games(2, None, seeds=list(range(batch)), record_events=False)
+        seeds[batch] = batch
+    state, decisions, start = states[batch], 0, time.process_time()
+    while time.process_time() - start < seconds:
+        actions = sample(state, rng)
+        engine.step(state, actions)
+        decisions += int((actions >= 0).sum())
+        over = np.flatnonzero(state.phase == OVER)
+        if len(over):
+            engine.reset_games(state, over, seeds=list(range(seeds[batch], seeds[batch] + len(over))))
+            seeds[batch] += len(over)
+    print(json.dumps({"decisions": decisions, "cpu_s": time.process_time() - start}), flush=True)
+"""
+
+
+def compare(
+    revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 5
+) -> dict:
+    """Random play of the working tree against another revision of the repository, interleaved in one
+    run: each round gives each tree ``seconds / rounds`` CPU seconds per batch size (``"aec"``: steps
+    of the PettingZoo env instead), so machine load falls on both alike. Returns decisions (steps)
+    per CPU-second of both and their ratio (new / old)."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    old_tree = Path(tempfile.mkdtemp(prefix="hgenv-compare-")) / "tree"
+    subprocess.run(
+        ["git", "-C", str(root), "worktree", "add", "--detach", str(old_tree), revision],
+        check=True,
+        capture_output=True,
+    )
+    trees = {"new": root, "old": old_tree}
+    workers = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(tree)],
+            cwd=tree,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, tree in trees.items()
+    }
+    totals = {(name, b): [0, 0.0] for name in trees for b in batches}
+    try:
+        for _ in range(rounds):
+            for b in batches:
+                for name, proc in workers.items():
+                    proc.stdin.write(f"{b} {seconds / rounds}\n")
+                    proc.stdin.flush()
+                    answer = json.loads(proc.stdout.readline())
+                    totals[(name, b)][0] += answer["decisions"]
+                    totals[(name, b)][1] += answer["cpu_s"]
+    finally:
+        for proc in workers.values():
+            proc.kill()
+            proc.wait()
+        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(old_tree)], capture_output=True)
+    out = {"revision": revision, "batches": {}}
+    for b in batches:
+        new = totals[("new", b)][0] / totals[("new", b)][1]
+        old = totals[("old", b)][0] / totals[("old", b)][1]
+        out["batches"][str(b)] = {
+            "new_per_cpu_s": round(new, 1),
+            "old_per_cpu_s": round(old, 1),
+            "ratio": round(new / old, 3),
+        }
+    return out
+
+
+def print_compare(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result))
+        return
+    print(f"random play per CPU-second: this tree vs {result['revision']} (interleaved, one run)")
+    for b, row in result["batches"].items():
+        what = "AEC env steps" if b == "aec" else f"B = {b:>4} decisions"
+        print(f"  {what:<18}: {row['new_per_cpu_s']:>12,.0f} vs {row['old_per_cpu_s']:>12,.0f}  = {row['ratio']:.2f}x")
+
+
+def numpy_calls_per_decision(decisions: int = 2000, ruleset: str = "hg2020", seed: int = 0) -> dict:
+    """C-level calls into numpy per decision of one game (B = 1) in ``engine.step`` and in the sampler:
+    numpy's functions and the methods of its arrays and ufuncs (``sys.setprofile`` "c_call" events).
+    Applying a ufunc or an operator (``a + b``) is not such an event and is not counted."""
+    import sys
+
+    rng = np.random.default_rng(seed)
+    state = engine.new_games(2, Rules(ruleset=ruleset), seeds=[seed], record_events=False)
+    counts = {"step": 0, "sampler": 0}
+    where = ["sampler"]
+
+    def profile(frame, event, arg) -> None:
+        if event == "c_call":
+            owner = getattr(arg, "__self__", None)
+            module = getattr(arg, "__module__", None) or type(owner).__module__
+            if module and module.startswith("numpy"):
+                counts[where[0]] += 1
+
+    done = 0
+    sys.setprofile(profile)
+    try:
+        while done < decisions:
+            where[0] = "sampler"
+            actions = sample_legal(state, rng)
+            where[0] = "step"
+            engine.step(state, actions)
+            done += 1
+            if state.phase[0] == OVER:
+                sys.setprofile(None)
+                engine.reset_games(state, np.zeros(1, dtype=np.intp), seeds=[seed + done])
+                sys.setprofile(profile)
+    finally:
+        sys.setprofile(None)
+    return {"ruleset": ruleset, "decisions": done, **{k: round(v / done, 1) for k, v in counts.items()}}
 
 
 def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: int = 0) -> dict[str, float]:

@@ -32,6 +32,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import numpy as np
 
     from hg_env.game import Game
+    from hg_env.render import describe_event
 
     game = Game(num_players=args.players, seed=args.seed, ruleset=args.ruleset)
     rng = np.random.default_rng(args.seed)
@@ -40,15 +41,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     while not game.is_over:
         game.step(int(rng.choice(game.legal_actions())))
         for event in game.events[shown:]:
-            print("  " + _format_event(event))
+            print("  " + describe_event(event))
         shown = len(game.events)
     print(f"final scores: {game.scores}; winner(s): {game.winners}; decisions: {len(game.history)}")
     return 0
-
-
-def _format_event(event: dict) -> str:
-    fields = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type")
-    return f"{event['type']:<20} {fields}"
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
@@ -87,11 +83,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
+    if args.what == "core" and args.compare:
+        bench.print_compare(bench.compare(args.compare, seconds=args.seconds), args.json)
+        return 0
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
+    if args.what == "calls":
+        result = bench.numpy_calls_per_decision(ruleset=args.ruleset)
+        print(json.dumps(result) if args.json else f"numpy calls per decision (B = 1, {args.ruleset}): {result}")
+        return 0
     if args.what == "env":
         bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
+        return 0
+    if args.what == "train":
+        module = _train_module("throughput")
+        module.print_train(module.bench_train(steps=args.steps), args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -215,7 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     agents = sub.add_parser("agents", help="list the agents, their options and defaults")
     agents.set_defaults(func=cmd_agents)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "fingerprint"], help="%(choices)s")
+    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls"], help="%(choices)s")
+    bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
+    bench.add_argument(
+        "--compare", metavar="REV", help="core: also measure git revision REV, interleaved (ratio new/old)"
+    )
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
@@ -227,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--seed", type=int, default=0, help="deck and agent seeds derive from it")
     tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    tour.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     _ruleset_option(tour)
@@ -248,6 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", help="where to save the game record (default games/<timestamp>.json)")
     play.add_argument("--image", help="a PNG file refreshed with the board after every move")
     play.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the text board")
+    play.add_argument(
+        "--resume",
+        metavar="RECORD",
+        help="continue an unfinished game saved by hgenv play (ruleset, "
+        "seats, opponents and decks come from the record; it is saved back there unless --record)",
+    )
     _ruleset_option(play)
     play.set_defaults(func=cmd_play)
     tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
@@ -266,6 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
     ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
     ev.add_argument("--json", action="store_true", help="one line of JSON per opponent")
+    ev.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
+    )
     ev.set_defaults(func=cmd_evaluate)
     qs = sub.add_parser("quickstart", help="train configs/quick.toml, rate it against random and greedy, draw a board")
     qs.add_argument("--config", default="configs/quick.toml", help="the training config")
@@ -279,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("bench", "tournament"):
         _single_thread()
+    # torch's OpenMP threads sleep rather than spin while waiting: with two threads on a busy machine
+    # spinning made training collapse (~10x slower); set before torch is imported, never overriding the user.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         return args.func(args)
     except ValueError as err:  # bad input: one line naming the problem, exit status 2, no traceback

@@ -177,7 +177,7 @@ class Game:
         if self.phase != "place":
             return []
         board = self.rules.board
-        cells, rots = np.nonzero(self.state.place_mask[0])
+        cells, rots = np.nonzero(engine.placements(self.state, np.zeros(1, dtype=np.intp))[0])
         return [(*board.xy(c), int(r)) for c, r in zip(cells, rots)]
 
     def legal_retakes(self) -> list[tuple[int, int, int]]:

@@ -1,18 +1,20 @@
-"""Play Hunters & Gatherers in the terminal against agents.
+"""Play a game of any ruleset in the terminal against agents.
 
-    hgenv play --opponents greedy --players 2 [--seat 0] [--seed 7] [--image board.png]
+    hgenv play --opponents greedy --players 2 [--seat 0] [--seed 7] [--image board.png] [--ruleset hg2002]
+    hgenv play --resume games/20240501-120000.json
 
 Each turn shows the board, your tile and the numbered legal moves. Answer with a
-move number or with notation:
+move number or with notation (``help`` lists the moves of the game's ruleset):
 
     41 1 0 r1      place tile 41 at x=1, y=0 turned clockwise once (the tile id is optional)
     pawn 2         put a pawn on zone 2 of the tile you just placed (hut 8: a hut on zone 8)
-    retake 1 -2    shaman: take back your pawn at (1,-2)
+    meeple 2       Carcassonne: a meeple on zone 2 (abbot 8: your abbot on zone 8)
+    retake 1 -2    take back your figure at (1,-2): the shaman's pawn, the Carcassonne abbot
     none           place nothing (or take nothing back)
 
 ``board``, ``moves``, ``help`` and ``quit`` do what they say. The game record is
-saved at the end, also when you quit or press Ctrl-C, and ``hgenv replay``
-turns it into a GIF or PNG.
+saved at the end, also when you quit or press Ctrl-C; ``hgenv replay`` turns it
+into a GIF or PNG, and ``hgenv play --resume`` continues an unfinished one.
 """
 
 from __future__ import annotations
@@ -30,24 +32,46 @@ from typing import TextIO
 
 import numpy as np
 
+from hg_env.core.ruleset import DEFAULT_RULESET
 from hg_env.game import Game
 from hg_env.render import (
     PLAYER_COLOR_NAMES,
     ansi_board_width,
     describe_event,
+    occupant_kinds_text,
     occupant_role,
     player_name,
     render_ansi,
+    retake_figure,
+    tile_zones,
     zone_summary,
 )
 
-HELP = """Moves: type the number of a move, or
-  41 1 0 r1     place tile 41 at x=1, y=0 with rotation r1 (the tile id may be left out: 1 0 r1)
-  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8
-  retake 1 -2   (shaman) take back your pawn at (1,-2)
-  pit 1         (pit-trap option) tigers eat 1 deer in range
-  none          place nothing / take nothing back
-Commands: board (the board again, with its legend), moves (list the moves), help, quit (the game is saved)."""
+PLACE_HELP = "  41 1 0 r1     place tile 41 at x=1, y=0 with rotation r1 (the tile id may be left out: 1 0 r1)"
+OCCUPY_HELP = {  # ruleset -> the occupant and retake lines of its help
+    "hg2020": (
+        "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8\n"
+        "  retake 1 -2   (shaman) take back your pawn at (1,-2)\n"
+        "  pit 1         (pit-trap option) tigers eat 1 deer in range"
+    ),
+    "hg2002": "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8",
+    "carcassonne": (
+        "  meeple 2      a meeple on zone 2 of the tile just placed: a knight on a city, a highwayman on a\n"
+        "                road, a farmer on a field (it lies down), a monk on a monastery\n"
+        "  abbot 8       your abbot on zone 8, a monastery or a garden\n"
+        "  retake 1 -2   instead of placing a figure, take your abbot back from (1,-2): it scores at once"
+    ),
+}
+COMMANDS_HELP = (
+    "  none          place nothing / take nothing back\n"
+    "Zones named by sides: N, E, S, W a whole side; En the north half of the E side (a river or road splits it).\n"
+    "Commands: board (the board again, with its legend), moves (list the moves), help, quit (the game is saved)."
+)
+
+
+def help_text(ruleset: str) -> str:
+    """The move notation of a ruleset's game (``help``)."""
+    return "\n".join(["Moves: type the number of a move, or", PLACE_HELP, OCCUPY_HELP[ruleset], COMMANDS_HELP])
 
 
 class QuitGame(Exception):
@@ -71,17 +95,25 @@ def describe_move(game: Game, action: int) -> str:
     if kind == "place":
         _, x, y, r = decision
         return f"place tile {game.tile_to_place} at ({x},{y}) r{r}"
-    if kind in ("pawn", "hut"):
+    ruleset = game.ruleset
+    if kind in _occupant_kinds(game):
         tile, rot = game.tile_at(*game.rules.board.xy(int(game.state.last_cell[0])))
         local = decision[1]
-        role = occupant_role(tile, kind, local)
-        article = "a" if kind == "hut" else "a pawn as"
-        return f"{kind} {local}: {article} {role} on the {zone_summary(tile, local, rot)}"
+        role = occupant_role(ruleset, tile, kind, local)
+        figure = f"a {kind} as a {role}"  # a pawn as a hunter, a meeple as a knight
+        if role == kind:  # a hut, your abbot (each player has one)
+            figure = "your abbot" if kind == "abbot" else f"a {kind}"
+        return f"{kind} {local}: {figure} on the {zone_summary(ruleset, tile, local, rot)}"
     if kind == "retake":
         _, x, y = decision
         tile, _ = game.tile_at(x, y)
         local = int(game.state.occupant_local[0, tile])
-        return f"retake {x} {y}: take back your {occupant_role(tile, 'pawn', local)} at ({x},{y})"
+        figure = retake_figure(game)  # the shaman's pawn, the Carcassonne abbot
+        if figure == "abbot":
+            feature = tile_zones(ruleset, tile)[local]["type"]
+            points = _cloister_points(game, x, y)
+            return f"retake {x} {y}: take your abbot back from the {feature} at ({x},{y}), scoring {points} now"
+        return f"retake {x} {y}: take back your {occupant_role(ruleset, tile, figure, local)} at ({x},{y})"
     if kind == "pit":
         return f"pit {decision[1]}: tigers eat {decision[1]} deer in the pit trap's range"
     return "none: place nothing" if game.phase == "occupy" else "none: take nothing back"
@@ -116,12 +148,12 @@ def parse_move(game: Game, text: str) -> int:
     head = words[0]
     if head in ("none", "pass", "skip", "nothing"):
         return _legal(game, ("none",), "'none' is not a choice now: place the tile first")
-    if head in ("pawn", "hut", "pit"):
+    if head in (*_occupant_kinds(game), "pit"):
         number = _ints(words[1:], 1, f"{head} needs one number, e.g. '{head} 2'")[0]
         return _legal(game, (head, number), _occupy_hint(game, head, number))
     if head == "retake":
         x, y = _ints(words[1:], 2, "retake needs a position, e.g. 'retake 1 -2'")
-        return _legal(game, ("retake", x, y), f"you have no pawn to take back at ({x},{y})")
+        return _legal(game, ("retake", x, y), f"you have no {retake_figure(game)} to take back at ({x},{y})")
     if not re.fullmatch(r"-?\d+|r\d", head):
         raise ValueError(f"'{text.strip()}' is not a move: type a move number, a move like '41 1 0 r1', or 'help'")
     return _parse_placement(game, words)
@@ -174,9 +206,19 @@ def _legal(game: Game, decision: tuple, message: str) -> int:
     return action
 
 
+def _occupant_kinds(game: Game) -> list[str]:
+    """The occupant kinds of the game's ruleset: pawn and hut, or meeple and abbot."""
+    return [kind.name for kind in game.rules.spec.occupants]
+
+
+def _cloister_points(game: Game, x: int, y: int) -> int:
+    """What a monastery or garden at (x, y) is worth now: 1 + its neighbours (A1.5)."""
+    return sum(game.tile_at(x + dx, y + dy) is not None for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+
 def _occupy_hint(game: Game, kind: str, number: int) -> str:
     if game.phase == "place":
-        return f"first place tile {game.tile_to_place}; pawns and huts go on it afterwards"
+        return f"first place tile {game.tile_to_place}; then you may put {occupant_kinds_text(game)} on it"
     if game.phase != "occupy":
         return f"'{kind}' is not a choice now ({describe_phase(game)})"
     legal = [f"{k} {z}" for k, z in game.legal_occupants()] + ["none"]
@@ -186,7 +228,7 @@ def _occupy_hint(game: Game, kind: str, number: int) -> str:
 def describe_phase(game: Game) -> str:
     return {
         "place": f"place tile {game.tile_to_place}",
-        "occupy": "you may put a pawn or a hut on the tile you placed",
+        "occupy": f"you may put {occupant_kinds_text(game)} on the tile you placed",
         "retake": "the shaman lets you take back one of your pawns",
         "pit_trap": "choose how many deer the tigers eat near the pit trap",
         "over": "the game is over",
@@ -206,7 +248,7 @@ class Session:
         image_path: Path | None = None,
         color: bool = False,
         out: TextIO | None = None,
-        ruleset: str = "hg2020",
+        ruleset: str = DEFAULT_RULESET,
     ) -> None:
         from hg_env.agents.base import make_agent
 
@@ -237,6 +279,48 @@ class Session:
         self._legend_shown = False  # the legend comes with the first board, and after 'board' or 'help'
         self._compact = False
 
+    @classmethod
+    def resume(
+        cls,
+        path: str | Path,
+        record_path: Path | None = None,
+        image_path: Path | None = None,
+        color: bool = False,
+        out: TextIO | None = None,
+    ) -> Session:
+        """Continue an unfinished game saved by ``hgenv play``: its ruleset, rules, seats and decks, the
+        opponents named in its ``players``; it is saved back to ``path`` unless ``record_path`` is given.
+        ValueError with one clear line for a finished, corrupt or foreign record."""
+        from hg_env.replay import load_record
+
+        record = load_record(path)  # checks and replays the whole record (ValueError: corrupt)
+        game = Game.from_record(record)
+        if game.is_over:
+            raise ValueError(f"{path} is a finished game (scores {game.scores}): nothing to resume")
+        players = record.get("players") or []
+        seat = (record.get("meta") or {}).get("human_seat", players.index("you") if "you" in players else None)
+        if not players or not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(players):
+            raise ValueError(f"{path} names no human seat: only games saved by hgenv play can be resumed")
+        opponents = [name for s, name in enumerate(players) if s != seat]
+        try:
+            session = cls(
+                opponents,
+                num_players=game.num_players,
+                seat=seat,
+                seed=record["seed"],
+                record_path=Path(record_path or path),
+                image_path=image_path,
+                color=color,
+                out=out,
+                ruleset=game.ruleset,
+            )
+        except ValueError as err:  # a seat played by someone who is not an agent spec
+            raise ValueError(f"cannot resume {path}: its opponents {opponents} must be agent specs: {err}") from None
+        session.game = game
+        session.names = list(players)
+        session._events_shown = len(game.events)
+        return session
+
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
@@ -246,7 +330,8 @@ class Session:
     def run(self, read: Callable[[str], str] = input) -> int:
         """Play to the end; save the record whatever happens. Returns a process exit code."""
         game = self.game
-        self.say(f"Hunters & Gatherers, {game.num_players} players, seed {self.seed}.")
+        resumed = f", resumed after {len(game.history)} decisions" if game.history else ""
+        self.say(f"{game.rules.spec.title}, {game.num_players} players, seed {self.seed}{resumed}.")
         for s in range(game.num_players):
             self.say(f"  {self.who(s)} plays {PLAYER_COLOR_NAMES[s]}")
         self.say("Type 'help' for the move notation.")
@@ -288,7 +373,7 @@ class Session:
             if command in ("quit", "exit", "q"):
                 raise QuitGame
             if command in ("help", "h", "?"):
-                self.say(HELP)
+                self.say(help_text(game.ruleset))
                 continue
             if command in ("board", "b", "legend"):
                 self.say(self._board(legend=True))
@@ -367,17 +452,21 @@ def use_color(choice: str, stream: TextIO) -> bool:
 
 def main(args: argparse.Namespace) -> int:
     """``hgenv play``: see the module docstring."""
+    color = use_color(args.color, sys.stdout)
     try:
-        session = Session(
-            args.opponents,
-            num_players=args.players,
-            seat=args.seat,
-            seed=args.seed,
-            record_path=args.record,
-            image_path=args.image,
-            color=use_color(args.color, sys.stdout),
-            ruleset=args.ruleset,
-        )
+        if args.resume:
+            session = Session.resume(args.resume, record_path=args.record, image_path=args.image, color=color)
+        else:
+            session = Session(
+                args.opponents,
+                num_players=args.players,
+                seat=args.seat,
+                seed=args.seed,
+                record_path=args.record,
+                image_path=args.image,
+                color=color,
+                ruleset=args.ruleset,
+            )
     except (ValueError, ImportError) as err:
         print(f"hgenv play: {err}", file=sys.stderr)
         return 2

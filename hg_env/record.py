@@ -101,6 +101,11 @@ def check_record(record: object) -> dict:
     for key in deck_keys:
         if not _ints(record.get(key)):
             raise ValueError(f"corrupt record: {key!r} must be a list of tile ids, got {record.get(key)!r}")
+    others = {f"{get_ruleset(name).extra_deck}_deck" for name in RULESETS if get_ruleset(name).extra_deck}
+    for key in sorted(others - set(deck_keys)):
+        if key in record:
+            has = f"a {extra} deck ({extra}_deck)" if extra else "no extra deck"
+            raise ValueError(f"corrupt record: {key!r} given, but a {ruleset} game has {has}")
     decisions = record.get("decisions")
     if not isinstance(decisions, list) or not all(
         isinstance(d, list) and d and isinstance(d[0], str) for d in decisions

@@ -1,9 +1,18 @@
 """Pictures of a game: a text board (``render_ansi``) and an image (``render_rgb``).
 
-Both are drawn from the tile catalogue's facts (sides, zones, animals, fish,
-lakes, specials), never from copied artwork. Directions follow RULES.md R2.2: a
-tile placed with rotation r shows its printed side (d - r) % 4 in direction d,
-and the clockwise order of zones along a side is unchanged.
+Both are drawn from the facts of the game's own tile catalogue (``game.rules.spec``:
+sides, zones, contents), never from copied artwork, for every ruleset:
+
+* Hunters & Gatherers (``hg2020``, ``hg2002``): meadows, forests, rivers, lakes,
+  animals and fish; menhirs (2020) or gold nuggets (2002) in forests, mushrooms,
+  the 2020 special powers, the 2002 shrine, fire and volcano; pawns and huts.
+* Carcassonne: fields, cities with walls and coats of arms, roads, monasteries,
+  gardens, the river; meeples standing (knights, highwaymen, monks), farmers
+  lying down, abbots.
+
+Every lookup takes the ruleset's name and every cache is keyed by it. Directions
+follow RULES.md R2.2: a tile placed with rotation r shows its printed side
+(d - r) % 4 in direction d, and the clockwise order of zones along a side is unchanged.
 
 Text block of one tile (5 rows x 9 columns; ``compact`` blocks are 3 x 7)::
 
@@ -13,9 +22,9 @@ Text block of one tile (5 rows x 9 columns; ``compact`` blocks are 3 x 7)::
     # h1@o  #     occupant: hut of player 1 on the lake
     +#######+     S side; '*' corners mark the tile placed last
 
-The picture draws the same facts as shapes: meadows green, forests dark green,
-rivers as blue bands, lakes as blue discs with their fish, animals as lettered
-tokens, pawns and huts in the players' colours.
+Carcassonne's blocks read ``.`` field, ``C`` city, ``=`` road, ``~`` river, with
+``S`` a coat of arms, ``M`` a monastery, ``G`` a garden, ``m1@C`` a meeple of P1 on
+a city and ``a1@M`` the abbot of P1 on a monastery.
 
 The image needs Pillow, an optional extra (``pip install hg-env[render]``); it
 is imported only when an image is drawn.
@@ -29,8 +38,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hg_env.core.ruleset import get_ruleset
-from hg_env.core.tiles import ANIMALS, DIRECTION_NAMES, FOREST, MEADOW, RIVER, load_catalogue
+from hg_env.core.ruleset import ABBOT, HUT, PAWN, get_ruleset
+from hg_env.core.tiles import (
+    ANIMALS,
+    DIRECTION_NAMES,
+    KIND_RIVER,
+    KIND_RIVER_LAKE,
+    MEADOW,
+    Z_WATER,
+    load_catalogue,
+)
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -41,28 +58,69 @@ if TYPE_CHECKING:
 
 
 @cache
-def _catalogue_tiles() -> dict[int, dict]:
-    return {t["id"]: t for t in load_catalogue(get_ruleset("hg2020").data_file)["tiles"]}
+def _catalogue_tiles(ruleset: str) -> dict[int, dict]:
+    """Tile id -> catalogue entry, for the ruleset called ``ruleset``."""
+    return {t["id"]: t for t in load_catalogue(get_ruleset(ruleset).data_file)["tiles"]}
 
 
-def tile_zones(tile: int) -> dict[int, dict]:
-    """Local zone id -> the catalogue's zone record for one tile."""
-    return {z["zone"]: z for z in _catalogue_tiles()[tile]["zones"]}
+@cache
+def tile_zones(ruleset: str, tile: int) -> dict[int, dict]:
+    """Local zone id -> the catalogue's zone record for one tile (shared: do not modify)."""
+    return {z["zone"]: z for z in _catalogue_tiles(ruleset)[tile]["zones"]}
 
 
-def side_zones(tile: int, rotation: int, direction: int) -> list[int]:
+def tile_kind(ruleset: str, tile: int) -> str:
+    """The catalogue's kind of a tile: ``start``, ``regular``, ``bonus``, ``river_source`` ..."""
+    return _catalogue_tiles(ruleset)[tile]["kind"]
+
+
+def side_zones(ruleset: str, tile: int, rotation: int, direction: int) -> list[int]:
     """Local zones along the side shown in ``direction`` (clockwise order, R2.11)."""
     printed = DIRECTION_NAMES[(direction - rotation) % 4]
-    return list(_catalogue_tiles()[tile]["sides"][printed]["zones"])
+    return list(_catalogue_tiles(ruleset)[tile]["sides"][printed]["zones"])
 
 
-def zone_directions(tile: int, rotation: int, local: int) -> list[int]:
+def zone_directions(ruleset: str, tile: int, rotation: int, local: int) -> list[int]:
     """Directions (as placed, N=0 E=1 S=2 W=3) of the sides a zone touches."""
-    edges = tile_zones(tile)[local].get("edges", [])
+    edges = tile_zones(ruleset, tile)[local].get("edges", [])
     return sorted((DIRECTION_NAMES.index(e) + rotation) % 4 for e in edges)
 
 
-ROLE_NAMES = {"meadow": "hunter", "forest": "gatherer", "river": "fisher"}
+# The half of a side (as placed) that slot 0 and slot 2 of a split side cover: along N the zones run
+# west to east, along E north to south, along S east to west, along W south to north.
+HALF_NAMES = (("w", "e"), ("n", "s"), ("e", "w"), ("s", "n"))
+
+
+def zone_sides(ruleset: str, tile: int, rotation: int, local: int) -> list[str]:
+    """The sides a zone touches, as placed: ``N`` for a whole side (or the river / road on it), ``Wn``
+    for the north half of a W side that a river or road splits. Two meadows or fields of one tile
+    always read apart this way (the half tells the bank)."""
+    out = []
+    for d in range(4):
+        zones = side_zones(ruleset, tile, rotation, d)
+        slots = [i for i, z in enumerate(zones) if z == local]
+        if len(zones) == 3 and slots in ([0], [2]):
+            out.append(DIRECTION_NAMES[d] + HALF_NAMES[d][slots[0] // 2])
+        elif slots:
+            out.append(DIRECTION_NAMES[d])
+    return out
+
+
+def zone_kind(ruleset: str, tile: int, local: int) -> int:
+    """The engine's role of a zone (``Z_MEADOW`` ... ``Z_WATER``, hg_env.core.tiles)."""
+    tiles = get_ruleset(ruleset).tiles
+    return int(tiles.ZONE_TYPE[tiles.TILE_ZONE[tile, local]])
+
+
+ROLE_NAMES = {
+    "meadow": "hunter",
+    "forest": "gatherer",
+    "river": "fisher",
+    "city": "knight",
+    "road": "highwayman",
+    "field": "farmer",
+    "monastery": "monk",
+}
 SPECIAL_LABELS = {
     "shaman": "shaman",
     "logboat": "logboat",
@@ -71,35 +129,100 @@ SPECIAL_LABELS = {
     "wildfire": "wildfire",
     "raft": "raft",
 }
+UNSIDED = ("lake", "monastery", "garden")  # zones that touch no side
+# Pictures on a ruleset's start tile that its catalogue names only in prose (hg2002: "start = hg001 (volcano)").
+START_TILE_GLYPHS = {"hg2002": "volcano"}
 
 
-def zone_summary(tile: int, local: int, rotation: int | None = None) -> str:
-    """A readable description, e.g. ``meadow (N, W) with deer, tiger`` or ``lake with 2 fish``."""
-    zone = tile_zones(tile)[local]
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def _article(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
+def zone_glyphs(ruleset: str, tile: int, local: int) -> list[str]:
+    """The signs of a zone besides its animals, in drawing order: ``fish`` (a river's or lake's fish),
+    ``menhir``, ``gold`` (one per nugget), ``mushrooms``, ``shrine``, ``fire``, ``volcano``, ``coat``
+    (one per coat of arms), ``monastery``, ``garden``."""
+    zone = tile_zones(ruleset, tile)[local]
+    if zone["type"] in ("monastery", "garden"):
+        return [zone["type"]]
+    out = []
+    if zone.get("fish"):
+        out.append("fish")
+    if zone.get("forest_kind") in ("menhir", "mushrooms"):
+        out.append(zone["forest_kind"])
+    out += ["gold"] * int(zone.get("gold", 0))
+    if zone.get("mushrooms"):
+        out.append("mushrooms")
+    out += [name for name in ("shrine", "fire") if zone.get(name)]
+    out += ["coat"] * int(zone.get("pennants", 0))
+    if local == _start_glyph_zone(ruleset, tile):
+        out.append(START_TILE_GLYPHS[ruleset])
+    return out
+
+
+def _start_glyph_zone(ruleset: str, tile: int) -> int | None:
+    """The meadow of the start tile that shows its picture (the 2002 volcano), if the ruleset has one."""
+    if ruleset not in START_TILE_GLYPHS or tile_kind(ruleset, tile) != "start":
+        return None
+    return min(z for z, zone in tile_zones(ruleset, tile).items() if zone["type"] == "meadow")
+
+
+def zone_summary(ruleset: str, tile: int, local: int, rotation: int | None = None) -> str:
+    """A readable description, e.g. ``meadow (N, Wn) with deer, tiger``, ``lake with 2 fish`` or
+    ``city (N) with 1 coat of arms``; the sides (``zone_sides``) only when ``rotation`` is given."""
+    zone = tile_zones(ruleset, tile)[local]
     kind = zone["type"]
     text = kind
     if kind == "forest" and zone.get("forest_kind") in ("menhir", "mushrooms"):
         text = f"{zone['forest_kind']} forest"
-    if rotation is not None and kind != "lake":
-        text += " (" + ", ".join(DIRECTION_NAMES[d] for d in zone_directions(tile, rotation, local)) + ")"
+    if rotation is not None and kind not in UNSIDED:
+        sides = zone_sides(ruleset, tile, rotation, local)
+        text += f" ({', '.join(sides)})" if sides else " (enclosed)"
+    if rotation is not None and kind == "lake":  # two lakes of a tile read apart by the rivers feeding them
+        feeds = sorted({d for r in zone["rivers"] for d in zone_directions(ruleset, tile, rotation, r)})
+        text += f" (fed from {', '.join(DIRECTION_NAMES[d] for d in feeds)})"
     extras = []
     if zone.get("animals"):
         extras.append("with " + ", ".join(zone["animals"]))
     if zone.get("fish"):
         extras.append(f"with {zone['fish']} fish")
+    if zone.get("gold"):
+        extras.append("with " + _count(zone["gold"], "gold nugget"))
+    if zone.get("mushrooms"):
+        extras.append("with mushrooms")
+    if zone.get("pennants"):
+        extras.append("with " + _count(zone["pennants"], "coat of arms", "coats of arms"))
+    if zone.get("cities"):
+        extras.append(f"next to city {', '.join(map(str, zone['cities']))}")
     if kind == "river":
         if zone.get("lake") is not None:
             extras.append("into a lake")
         elif zone.get("ends_on_tile_without_lake"):
             extras.append("from a spring")
+        elif zone.get("ends_on_tile"):  # the Carcassonne river: it starts at the source, ends in the lake
+            extras.append("from its spring" if tile_kind(ruleset, tile) == "river_source" else "into the lake")
+    if kind == "road" and zone.get("ends_on_tile"):
+        extras.append(f"ending at {_road_end_name(ruleset, tile)}")
     if zone.get("special"):
         extras.append(SPECIAL_LABELS[zone["special"]])
+    extras += [f"by the {name}" for name in ("shrine", "fire") if zone.get(name)]
     return " ".join([text, *extras])
 
 
-def occupant_role(tile: int, kind: str, local: int) -> str:
-    """``hunter`` / ``gatherer`` / ``fisher`` for a pawn, ``hut`` for a hut (R5.1)."""
-    return "hut" if kind == "hut" else ROLE_NAMES[tile_zones(tile)[local]["type"]]
+def _road_end_name(ruleset: str, tile: int) -> str:
+    """Where the roads that end on a tile stop (the same rule as the picture, ``_road_goal``)."""
+    return {"monastery": "the monastery", "city": "the city gate", "crossing": "a crossing"}[_road_goal(ruleset, tile)]
+
+
+def occupant_role(ruleset: str, tile: int, kind: str, local: int) -> str:
+    """What a figure is on its zone: ``hunter`` / ``gatherer`` / ``fisher`` for a pawn (R5.1), ``knight`` /
+    ``highwayman`` / ``farmer`` / ``monk`` for a meeple (B3.10); a hut or an abbot is itself."""
+    piece = {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
+    return ROLE_NAMES[tile_zones(ruleset, tile)[local]["type"]] if piece == PAWN else kind
 
 
 def player_name(seat: int, names: list[str] | None = None) -> str:
@@ -107,12 +230,16 @@ def player_name(seat: int, names: list[str] | None = None) -> str:
 
 
 def describe_event(event: dict, names: list[str] | None = None) -> str:
-    """One scoring event (RULES.md Appendix B) as a short sentence."""
+    """One scoring event (RULES.md Appendix B, the rules pages' event logs) as a short sentence."""
     kind = event["type"]
 
     def who(key: str) -> str:
         return " & ".join(player_name(p, names) for p in event.get(key, []))
 
+    def player() -> str:
+        return player_name(event["player"], names)
+
+    state = "completed" if event.get("complete", True) else "unfinished"  # scored in the turn: completed
     if kind == "FOREST_SCORED":
         mushrooms = f", {event['mushroomGroups']} mushroom groups" if event.get("mushroomGroups") else ""
         return f"{who('scorers')} +{event['points']}: forest of {event['tileCount']} tiles{mushrooms}"
@@ -120,7 +247,8 @@ def describe_event(event: dict, names: list[str] | None = None) -> str:
         return f"{who('scorers')} +{event['points']}: river of {event['tileCount']} tiles, {event['fish']} fish"
     if kind == "MEADOW_SCORED":
         animals = ", ".join(f"{n} {a}" for a, n in event["animals"].items() if n)
-        return f"{who('scorers')} +{event['points']}: meadow ({animals})"
+        shrine = ", the shrine's hunter" if event.get("shrine") else ""
+        return f"{who('scorers')} +{event['points']}: meadow ({animals}){shrine}"
     if kind == "PIT_TRAP_SCORED":
         return f"{who('scorers')} +{event['points']}: pit trap bonus"
     if kind == "RIVER_SYSTEM_SCORED":
@@ -128,11 +256,29 @@ def describe_event(event: dict, names: list[str] | None = None) -> str:
     if kind == "RAFT_SCORED":
         return f"{who('scorers')} +{event['points']}: raft, {event['lakes']} lakes"
     if kind == "LOGBOAT_SCORED":
-        return f"{player_name(event['player'], names)} +{event['points']}: logboat, {event['lakes']} lakes"
+        return f"{player()} +{event['points']}: logboat, {event['lakes']} lakes"
     if kind == "HUNTING_TRAP_SCORED":
-        return f"{player_name(event['player'], names)} +{event['points']}: hunting trap"
+        return f"{player()} +{event['points']}: hunting trap"
     if kind == "MENHIR_EXTRA_TURN":
-        return f"{player_name(event['player'], names)} closed a menhir forest: extra turn"
+        return f"{player()} closed a menhir forest: extra turn"
+    if kind == "BONUS_EXTRA_TURN":
+        return f"{player()} closed a forest with gold: a bonus tile turn"
+    if kind == "CITY_SCORED":
+        coats = f", {_count(event['coats'], 'coat of arms', 'coats of arms')}" if event.get("coats") else ""
+        tiles = _count(event["tileCount"], "tile")
+        return f"{who('scorers')} +{event['points']}: {state} city of {tiles}{coats}"
+    if kind == "ROAD_SCORED":
+        return f"{who('scorers')} +{event['points']}: {state} road of {_count(event['tileCount'], 'tile')}"
+    if kind in ("MONASTERY_SCORED", "GARDEN_SCORED"):
+        feature = kind.split("_")[0].lower()
+        around = "" if event.get("complete", True) else f" with {_count(event['neighbours'], 'neighbour')}"
+        return f"{who('scorers')} +{event['points']}: {state} {feature}{around}"
+    if kind == "ABBOT_RETURNED":
+        around = _count(event["neighbours"], "neighbour")
+        return f"{player()} took the abbot back from a {event['feature']}: +{event['points']} ({around})"
+    if kind == "FIELD_SCORED":
+        cities = _count(event["cities"], "completed city", "completed cities")
+        return f"{who('scorers')} +{event['points']}: farmers of a field next to {cities}"
     if kind == "TILE_DISCARDED":
         return f"tile {event['tile']} fits nowhere: discarded"
     if kind == "WINNERS":
@@ -163,11 +309,59 @@ def _last_position(game: Game) -> tuple[int, int] | None:
     return None if cell < 0 else game.rules.board.xy(cell)
 
 
+def _figure_piece(ruleset: str, kind: str) -> int:
+    """PAWN, HUT or ABBOT: the piece an occupant kind comes from."""
+    return {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
+
+
+def _supply_kinds(game: Game) -> list[tuple[str, int]]:
+    """(occupant kind, its piece) for the kinds this game deals out (the abbot only with the abbot flag)."""
+    pieces = game.rules.spec.pieces_of(game.rules)
+    return [(kind.name, kind.piece) for kind in game.rules.spec.occupants if pieces[kind.piece] > 0]
+
+
+def supply_text(game: Game, seat: int) -> str:
+    """``0 pawns, 2 huts`` / ``7 meeples, 1 abbot``: a seat's supply in words."""
+    supply = dict(zip((k.name for k in game.rules.spec.occupants), game.supply(seat)))
+    return ", ".join(_count(supply[name], name) for name, _ in _supply_kinds(game))
+
+
+def occupant_kinds_text(game: Game, articles: bool = True) -> str:
+    """``a pawn or a hut`` / ``a meeple or an abbot`` (``articles=False``: ``pawn or hut``): the figures that
+    may go on the tile just placed in the occupy phase, else every kind the game deals out."""
+    names = [name for name, _ in _supply_kinds(game)]
+    legal = {kind for kind, _ in game.legal_occupants()}
+    return " or ".join(_article(n) if articles else n for n in names if n in legal or not legal)
+
+
+def deck_text(game: Game) -> str:
+    """The tiles left: ``49 regular tiles, 15 menhir tiles`` / ``60 tiles, the next 8 river tiles``."""
+    regular, extra = game.deck_sizes
+    name = game.rules.spec.extra_deck
+    if name:
+        return f"{regular} regular tiles, {extra} {name} tiles"
+    s = game.state
+    left = s.regular_deck[0, s.regular_next[0] : s.regular_len[0]]
+    river = int(np.isin(game.rules.spec.tiles.TILE_KIND[left], [KIND_RIVER, KIND_RIVER_LAKE]).sum())
+    return _count(regular, "tile") + (f", the next {river} river tiles" if river else "")
+
+
 # ---------------------------------------------------------------- text board
 
-SIDE_CHAR = {MEADOW: ".", FOREST: "#", RIVER: "~"}
-ZONE_CHAR = {"meadow": ".", "forest": "#", "river": "~", "lake": "o"}
+SIDE_CHAR = {"meadow": ".", "forest": "#", "river": "~", "field": ".", "city": "C", "road": "="}
+ZONE_CHAR = {**SIDE_CHAR, "lake": "o", "monastery": "M", "garden": "G"}
 ANIMAL_CHAR = {"mammoth": "M", "aurochs": "A", "deer": "D", "tiger": "T"}
+GLYPH_CHAR = {
+    "menhir": "^",
+    "mushrooms": "%",
+    "gold": "$",
+    "shrine": "Sr",
+    "fire": "Fi",
+    "volcano": "Vo",
+    "coat": "S",
+    "monastery": "M",
+    "garden": "G",
+}
 SPECIAL_CODES = {
     "shaman": "Sh",
     "logboat": "Lb",
@@ -189,6 +383,27 @@ COMPACT_LEGEND = (
     "legend: . meadow  # forest  ~ river   * corners: the tile placed last   x,y: the tile to place fits here\n"
     "        61p1# tile 61 with a pawn of P1 on its forest (. meadow, ~ river); h1o hut of P1 on a lake"
 )
+HG2002_LEGEND = (
+    "legend: . meadow  # forest  ~ river (a river side reads meadow~river~meadow)  * corners: the tile placed last\n"
+    "        M mammoth  A aurochs  D deer  T tiger  o2 lake with 2 fish  Vo the volcano (start tile)\n"
+    "        $ gold nugget (closing its forest earns a bonus tile)  % mushrooms  Sr shrine  Fi fire\n"
+    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile to place fits here"
+)
+CARCASSONNE_LEGEND = (
+    "legend: . field  C city  = road (a road side reads field=road=field)  ~ river  * corners: the tile placed last\n"
+    "        S coat of arms  M monastery  G garden\n"
+    "        m1@C meeple of P1: a knight on a city (@= highwayman on a road, @. farmer on a field, @M monk)\n"
+    "        a1@G abbot of P1 on a garden (a1@M on a monastery)   x,y: the tile to place fits here"
+)
+CARCASSONNE_COMPACT_LEGEND = (
+    "legend: . field  C city  = road  ~ river   * corners: the tile placed last   x,y: the tile to place fits here\n"
+    "        61m1C tile 61 with a meeple of P1 on its city (= road, . field, M monastery); a1G abbot of P1 on a garden"
+)
+LEGENDS = {  # ruleset -> (full legend, compact legend)
+    "hg2020": (ANSI_LEGEND, COMPACT_LEGEND),
+    "hg2002": (HG2002_LEGEND, COMPACT_LEGEND),
+    "carcassonne": (CARCASSONNE_LEGEND, CARCASSONNE_COMPACT_LEGEND),
+}
 
 
 @dataclass(frozen=True)
@@ -210,21 +425,22 @@ class BlockStyle:
 FULL, COMPACT = BlockStyle(7, 3), BlockStyle(5, 1)
 
 
-def _side_text(tile: int, rotation: int, direction: int, style: BlockStyle = FULL) -> str:
+def _side_text(ruleset: str, tile: int, rotation: int, direction: int, style: BlockStyle = FULL) -> str:
     """The side's terrain, west to east for N/S and north to south for E/W."""
-    terrain = int(get_ruleset("hg2020").tiles.SIDE_TYPE[tile, rotation, direction])
+    spec = get_ruleset(ruleset)
+    terrain = spec.terrain_names[int(spec.tiles.SIDE_TYPE[tile, rotation, direction]) - 1]
     length = style.inner if direction in (0, 2) else style.rows
-    if terrain != RIVER:
+    if not spec.tiles.SIDE_SPLIT[tile, rotation, direction]:
         return SIDE_CHAR[terrain] * length
-    river = "~" * (1 if length < 7 else 3)  # meadow, river, meadow
-    return f"{river:.^{length}}"
+    middle = SIDE_CHAR[terrain] * (1 if length < 7 else 3)  # a river or road between its banks
+    bank = SIDE_CHAR[spec.terrain_names[MEADOW - 1]]
+    return f"{middle:{bank}^{length}}"
 
 
-def _contents_text(game: Game | None, tile: int) -> str:
-    cancelled = _cancelled_by_zone(game, tile) if game is not None else {}
+def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]) -> str:
     parts = []
-    for local, zone in sorted(tile_zones(tile).items()):
-        crossed = cancelled.get(local, {})
+    for local, zone in sorted(tile_zones(ruleset, tile).items()):
+        crossed = dict(cancelled.get(local, {}))
         for animal in zone.get("animals", []):
             if crossed.get(animal, 0) > 0:
                 crossed[animal] -= 1
@@ -235,10 +451,7 @@ def _contents_text(game: Game | None, tile: int) -> str:
             parts.append(f"o{zone['fish']}")
         elif zone["type"] == "river" and zone.get("fish"):
             parts.append(f"f{zone['fish']}")
-        elif zone.get("forest_kind") == "menhir":
-            parts.append("^")
-        elif zone.get("forest_kind") == "mushrooms":
-            parts.append("%")
+        parts += [GLYPH_CHAR[g] for g in zone_glyphs(ruleset, tile, local) if g != "fish"]
         if zone.get("special"):
             parts.append(SPECIAL_CODES[zone["special"]])
     text = "".join(parts)
@@ -247,6 +460,7 @@ def _contents_text(game: Game | None, tile: int) -> str:
 
 def _tile_block(
     game: Game | None,
+    ruleset: str,
     tile: int,
     rotation: int,
     occupant: tuple[int, str] | None = None,
@@ -256,14 +470,15 @@ def _tile_block(
 ) -> list[str]:
     """The character block of a tile; ``occupant`` is (seat, text) such as (1, "p1@#")."""
     corner = "*" if last else "+"
-    north, east, south, west = (_side_text(tile, rotation, d, style) for d in range(4))
+    north, east, south, west = (_side_text(ruleset, tile, rotation, d, style) for d in range(4))
     seat, who = occupant or (None, "")
     if style == COMPACT:
         who = who.replace("@", "")
         inner = [f"{tile:<2}{who:>3}"]
         at = 0
     else:
-        inner = [f"{tile:<7}", f"{_contents_text(game, tile):^7}", f"{who:^7}"]
+        cancelled = _cancelled_by_zone(game, tile) if game is not None else {}
+        inner = [f"{tile:<7}", f"{_contents_text(ruleset, tile, cancelled):^7}", f"{who:^7}"]
         at = 2
     if color and who:
         inner[at] = inner[at].replace(who, ANSI_COLORS[seat] + who + ANSI_RESET)
@@ -283,7 +498,7 @@ def _occupant_texts(game: Game) -> dict[tuple[int, int], tuple[int, str]]:
     out = {}
     for seat, kind, x, y, local in game.occupants():
         tile, _ = game.tile_at(x, y)
-        out[(x, y)] = (seat, f"{kind[0]}{seat}@{ZONE_CHAR[tile_zones(tile)[local]['type']]}")
+        out[(x, y)] = (seat, f"{kind[0]}{seat}@{ZONE_CHAR[tile_zones(game.ruleset, tile)[local]['type']]}")
     return out
 
 
@@ -306,7 +521,8 @@ def ansi_board(game: Game, color: bool = False, compact: bool = False) -> str:
                 blocks.append(_empty_block(f"{x},{y}" if (x, y) in legal else "", style))
             else:
                 who = occupants.get((x, y))
-                blocks.append(_tile_block(game, *placed, who, last=(x, y) == last, color=color, style=style))
+                last_here = (x, y) == last
+                blocks.append(_tile_block(game, game.ruleset, *placed, who, last_here, color=color, style=style))
         for row in range(style.height):
             label = f"y={y}" if row == style.height // 2 else ""
             lines.append((f"{label:>5} " + "".join(b[row] for b in blocks)).rstrip())
@@ -319,41 +535,58 @@ def ansi_board_width(game: Game, compact: bool = False) -> int:
     return 6 + (xmax - xmin + 1) * (COMPACT if compact else FULL).width
 
 
+def ansi_legend(game: Game, compact: bool = False) -> str:
+    """The legend of the text board of this game's ruleset."""
+    return LEGENDS[game.ruleset][1 if compact else 0]
+
+
 def ansi_status(game: Game, names: list[str] | None = None, color: bool = False) -> str:
     """Scores, supplies, whose turn it is, and the tile to place in its four rotations."""
+    ruleset = game.ruleset
     lines = []
     for seat in range(game.num_players):
-        pawns, huts = game.supply(seat)
         mark = ">" if seat == game.current_player and not game.is_over else " "
         name = player_name(seat, names)
         if color:
             name = ANSI_COLORS[seat] + name + ANSI_RESET
-        lines.append(f"{mark} {name}: {game.scores[seat]} points, supply {pawns} pawns, {huts} huts")
-    regular, menhir = game.deck_sizes
-    lines.append(f"decks: {regular} regular tiles, {menhir} menhir tiles left")
+        lines.append(f"{mark} {name}: {game.scores[seat]} points, supply {supply_text(game, seat)}")
+    lines.append(f"{'decks' if game.rules.spec.extra_deck else 'deck'}: {deck_text(game)} left")
     if game.is_over:
         lines.append("game over; winner(s): " + ", ".join(player_name(p, names) for p in game.winners))
         return "\n".join(lines)
     who = player_name(game.current_player, names)
-    extra = " (menhir extra turn)" if game.extra_turn else ""
+    extra = f" ({game.rules.spec.extra_deck} extra turn)" if game.extra_turn else ""
     tile = game.tile_to_place
     if game.phase == "place" and tile is not None:
         lines.append(f"{who} to place tile {tile}{extra}:")
-        blocks = [_tile_block(None, tile, r) for r in range(4)]
+        blocks = [_tile_block(None, ruleset, tile, r) for r in range(4)]
         lines.append(("   " + "   ".join(f"{f'r{r}':^{FULL.width}}" for r in range(4))).rstrip())
         lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(FULL.height)]
-        lines.append("zones: " + "; ".join(f"{z} {zone_summary(tile, z)}" for z in sorted(tile_zones(tile))))
+        zones = tile_zones(ruleset, tile)
+        lines.append("zones: " + "; ".join(f"{z} {zone_summary(ruleset, tile, z)}" for z in sorted(zones)))
     elif game.phase == "occupy":
         x, y = _last_position(game)
         placed, rot = game.tile_at(x, y)
-        lines.append(f"{who} may put a pawn or a hut on tile {placed}, just placed at ({x},{y}){extra}")
-        zones = "; ".join(f"{z} {zone_summary(placed, z, rot)}" for z in sorted(tile_zones(placed)))
+        offers = []
+        if game.legal_occupants() or not game.legal_retakes():
+            offers.append(f"put {occupant_kinds_text(game)} on tile {placed}, just placed at ({x},{y})")
+        if game.legal_retakes():
+            spots = ", ".join(f"({rx},{ry})" for rx, ry, _ in game.legal_retakes())
+            offers.append(f"take back their {retake_figure(game)} from {spots}")
+        lines.append(f"{who} may {', or '.join(offers)}{extra}")
+        zones = "; ".join(f"{z} {zone_summary(ruleset, placed, z, rot)}" for z in sorted(tile_zones(ruleset, placed)))
         lines.append(f"zones of tile {placed}: {zones}")
     elif game.phase == "retake":
         lines.append(f"{who} may take back one of their pawns (shaman){extra}")
     else:
         lines.append(f"{who} chooses how many deer the tigers eat near the pit trap")
     return "\n".join(lines)
+
+
+def retake_figure(game: Game) -> str:
+    """The figure a ``retake`` takes back: ``pawn`` (the shaman), ``abbot`` (Carcassonne)."""
+    spec = game.rules.spec
+    return {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
 
 
 def render_ansi(
@@ -365,7 +598,7 @@ def render_ansi(
     """
     parts = [ansi_board(game, color, compact), ""]
     if legend:
-        parts += [COMPACT_LEGEND if compact else ANSI_LEGEND, ""]
+        parts += [ansi_legend(game, compact), ""]
     return "\n".join([*parts, ansi_status(game, names, color)]) + "\n"
 
 
@@ -378,8 +611,18 @@ CENTER = np.array([0.5, 0.5])
 DIR_VECTORS = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])  # N E S W
 LAKE_RADIUS = 0.16
 RIVER_WIDTH = 0.13
+ROAD_WIDTH = 0.11
+BAND_WIDTH = {"river": RIVER_WIDTH, "road": ROAD_WIDTH}
+POND_RADIUS = 0.19  # the lake the Carcassonne river ends in
+PLOT_HALF = 0.15  # half the side of a monastery's or garden's square
+CROSSING_RADIUS = 0.075
+POLYGON_TYPES = ("forest", "city")  # zone types drawn as polygons (forests under rivers, cities over roads)
+BAND_TYPES = ("river", "road")
+PLOT_TYPES = ("monastery", "garden")
+MEADOW_TYPES = ("meadow", "field")  # the background, split among a tile's meadows / fields
+LYING_TYPES = ("field",)  # a pawn there lies down: a farmer (B3.10)
 
-# Forest shapes, drawn for the directions named and turned for the others.
+# Forest and city shapes, drawn for the directions named and turned for the others.
 FOREST_CAP_N = [(0, 0), (1, 0), (0.78, 0.26), (0.22, 0.26)]
 FOREST_CORNER_NE = [(0, 0), (1, 0), (1, 1), (0.74, 0.78), (0.62, 0.52), (0.48, 0.38), (0.22, 0.26)]
 FOREST_BAND_NS = [
@@ -398,7 +641,7 @@ def _turn(points: list | np.ndarray, quarters: int) -> np.ndarray:
 
 
 def forest_polygon(directions: list[int]) -> np.ndarray:
-    """Outline of a forest zone touching the given sides (as placed)."""
+    """Outline of a forest (or city) zone touching the given sides (as placed)."""
     ds = sorted(directions)
     if len(ds) == 1:
         return _turn(FOREST_CAP_N, ds[0])
@@ -414,13 +657,23 @@ def forest_polygon(directions: list[int]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Shapes:
+    """The drawn shapes of a placed tile, in unit-square coordinates."""
+
+    lakes: dict[int, np.ndarray]  # lake zone -> centre (Hunters & Gatherers)
+    bands: dict[int, np.ndarray]  # river / road zone -> polyline from its side(s) to its other side or its end
+    polygons: dict[int, np.ndarray]  # forest / city zone -> outline
+    plots: dict[int, np.ndarray]  # monastery / garden zone -> centre of its square
+    ponds: dict[int, np.ndarray]  # a Carcassonne river zone ending in the lake -> the lake's centre
+    crossings: tuple[np.ndarray, ...]  # where the roads ending on the tile meet
+
+
+@dataclass(frozen=True)
 class TileGeometry:
     """Where each zone of a placed tile is drawn, in unit-square coordinates."""
 
-    lakes: dict[int, np.ndarray]  # lake zone -> centre
-    rivers: dict[int, np.ndarray]  # river zone -> polyline from its side(s) to a lake, spring or other side
-    forests: dict[int, np.ndarray]  # forest zone -> polygon
-    contents: dict[int, list[np.ndarray]]  # zone -> spots for its sign, glyph and animals (_content_spots)
+    shapes: Shapes
+    contents: dict[int, list[np.ndarray]]  # zone -> spots for its sign, glyphs and animals (_content_spots)
     occupant_at: dict[int, np.ndarray]  # zone -> where an occupant stands
 
 
@@ -429,58 +682,166 @@ def _bezier(p0: np.ndarray, control: np.ndarray, p1: np.ndarray, steps: int = 12
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t**2 * p1
 
 
-def _shapes(tile: int, rotation: int) -> tuple[dict, dict, dict]:
-    """Lake centres, river polylines and forest polygons of a tile as placed."""
-    zones = tile_zones(tile)
-    dirs = {z: zone_directions(tile, rotation, z) for z in zones}
+@cache
+def _road_goal(ruleset: str, tile: int) -> str:
+    """Where the roads that end on a tile stop: ``monastery`` (one road to it), ``city`` (one road to the city
+    gate) or ``crossing`` (several roads meeting, or one road ending in a village)."""
+    zones = tile_zones(ruleset, tile).values()
+    ending = [z for z in zones if z["type"] == "road" and z.get("ends_on_tile")]
+    if len(ending) == 1 and any(z["type"] == "monastery" for z in zones):
+        return "monastery"
+    if len(ending) == 1 and any(z["type"] == "city" for z in zones):
+        return "city"
+    return "crossing"
+
+
+def _band_end(ruleset: str, tile: int, zone: dict, direction: int, lakes: dict, plots: dict) -> np.ndarray:
+    """Where a river or road touching one side (``direction``) ends on its tile."""
+    if zone.get("lake") is not None:  # Hunters & Gatherers: into its lake
+        return lakes[zone["lake"]]
+    inwards = -DIR_VECTORS[direction]
+    if zone["type"] == "road":
+        goal = _road_goal(ruleset, tile)
+        if goal == "monastery":
+            return next(iter(plots.values()))
+        if goal == "city":  # on through the gate: the city is drawn over the road's end
+            return CENTER + 0.3 * inwards
+        return CENTER.copy()
+    kind = tile_kind(ruleset, tile)
+    if kind == "river_lake":  # the Carcassonne river ends in its lake
+        return CENTER - 0.12 * inwards
+    if kind == "river_source":  # ... and starts at a spring in the middle of the source
+        return CENTER - 0.05 * inwards
+    return CENTER - 0.2 * inwards  # a Hunters & Gatherers spring
+
+
+def _is_spring(ruleset: str, tile: int, zone: dict) -> bool:
+    """A river that starts on this tile (drawn with a spring at its end)."""
+    carcassonne_source = zone.get("ends_on_tile") and tile_kind(ruleset, tile) == "river_source"
+    return zone["type"] == "river" and bool(zone.get("ends_on_tile_without_lake") or carcassonne_source)
+
+
+@cache
+def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
+    """Centres of a tile's monastery or garden squares at rotation 0 (a tile holds at most one): the roomiest
+    spot of its fields, clear of cities, rivers and the roads crossing the tile, near the middle, and away
+    from the side a road ending at the monastery comes from."""
+    zones = tile_zones(ruleset, tile)
+    plot_zones = [z for z, zone in zones.items() if zone["type"] in PLOT_TYPES]
+    if not plot_zones:
+        return {}
+    Image, ImageDraw, _ = _pil()
+    n = GEOMETRY_GRID
+    canvas = Image.new("L", (n, n), 0)
+    draw = ImageDraw.Draw(canvas)
+    road_from = None
+    for z, zone in zones.items():
+        dirs = zone_directions(ruleset, tile, 0, z)
+        mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs]
+        kind = zone["type"]
+        if kind in POLYGON_TYPES:
+            draw.polygon([tuple(p) for p in forest_polygon(dirs) * n], fill=1)
+        elif kind in BAND_TYPES and len(mids) == 2:
+            line = _bezier(mids[0], CENTER, mids[1]) * n
+            draw.line([tuple(p) for p in line], fill=1, width=int(BAND_WIDTH[kind] * n), joint="curve")
+        elif kind == "river":
+            end = _band_end(ruleset, tile, zone, dirs[0], {}, {})
+            draw.line([tuple(mids[0] * n), tuple(end * n)], fill=1, width=int(RIVER_WIDTH * n))
+            if tile_kind(ruleset, tile) == "river_lake":
+                x, y, r = *(end * n), POND_RADIUS * n
+                draw.ellipse((x - r, y - r, x + r, y + r), fill=1)
+        elif kind == "road":
+            road_from = mids[0]
+    depth = _depth(np.asarray(canvas) == 0) / n
+    ys, xs = np.mgrid[0:n, 0:n]
+    points = np.stack([(xs + 0.5) / n, (ys + 0.5) / n], axis=-1)
+    score = depth - 0.3 * np.linalg.norm(points - CENTER, axis=-1)
+    if road_from is not None:
+        score += 0.1 * np.linalg.norm(points - road_from, axis=-1)
+    row, col = np.unravel_index(int(np.argmax(score)), score.shape)
+    spot = np.clip(points[row, col], PLOT_HALF + 0.03, 1 - PLOT_HALF - 0.03)
+    return {z: spot for z in plot_zones}
+
+
+@cache
+def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
+    """The shapes of a tile as placed (shared: do not modify)."""
+    zones = tile_zones(ruleset, tile)
+    dirs = {z: zone_directions(ruleset, tile, rotation, z) for z in zones}
     lake_zones = [z for z in zones if zones[z]["type"] == "lake"]
     lakes = {}
     for z in lake_zones:
         # Lakes sit towards the rivers that feed them; two lakes (tile 83) move further apart.
         pull = np.mean([DIR_VECTORS[d] for r in zones[z]["rivers"] for d in dirs[r]], axis=0)
         lakes[z] = CENTER + (0.35 if len(lake_zones) > 1 else 0.18) * pull
-    rivers, forests = {}, {}
+    plots = {z: _turn(spot, rotation)[0] for z, spot in _plot_spots(ruleset, tile).items()}
+    bands, polygons, ponds = {}, {}, {}
     for z, zone in zones.items():
+        kind = zone["type"]
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs[z]]
-        if zone["type"] == "forest":
-            forests[z] = forest_polygon(dirs[z])
-        elif zone["type"] == "river" and len(mids) == 2:
-            rivers[z] = _bezier(mids[0], CENTER, mids[1])
-        elif zone["type"] == "river":
-            spring = CENTER + 0.2 * DIR_VECTORS[dirs[z][0]]
-            rivers[z] = np.array([mids[0], lakes[zone["lake"]] if zone.get("lake") is not None else spring])
-    return lakes, rivers, forests
+        if kind in POLYGON_TYPES:
+            polygons[z] = forest_polygon(dirs[z])
+        elif kind in BAND_TYPES and len(mids) == 2:
+            bands[z] = _bezier(mids[0], CENTER, mids[1])
+        elif kind in BAND_TYPES:
+            end = _band_end(ruleset, tile, zone, dirs[z][0], lakes, plots)
+            bands[z] = np.array([mids[0], end])
+            if kind == "river" and tile_kind(ruleset, tile) == "river_lake":
+                ponds[z] = end
+    ending = any(zone["type"] == "road" and zone.get("ends_on_tile") for zone in zones.values())
+    crossings = (CENTER,) if ending and _road_goal(ruleset, tile) == "crossing" else ()
+    return Shapes(lakes, bands, polygons, plots, ponds, crossings)
 
 
-def zone_raster(tile: int, rotation: int, size: int) -> np.ndarray:
+def _layers(ruleset: str, tile: int, shapes: Shapes) -> tuple[list[int], list[int], list[int]]:
+    """Zones in drawing order: forests, then rivers and roads (a road crosses the river on a bridge), then
+    cities (over the ends of the roads that lead to their gates)."""
+    zones = tile_zones(ruleset, tile)
+    forests = [z for z in shapes.polygons if zones[z]["type"] != "city"]
+    bands = sorted(shapes.bands, key=lambda z: zones[z]["type"] == "road")
+    cities = [z for z in shapes.polygons if zones[z]["type"] == "city"]
+    return forests, bands, cities
+
+
+def zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarray:
     """[size, size] local zone id of every pixel of a tile as placed.
 
-    Forests, rivers and lakes are their drawn shapes. Meadow pixels go to the
-    meadow whose side stretches they are nearest to *without crossing* a river,
-    lake or forest (a breadth-first fill from the tile border), so two meadows
-    meet exactly where the artwork leaves them touching.
+    Forests, cities, rivers, roads, lakes, monasteries and gardens are their drawn
+    shapes. Meadow (field) pixels go to the meadow whose side stretches they are
+    nearest to *without crossing* another shape (a breadth-first fill from the tile
+    border), so two meadows meet exactly where the artwork leaves them touching; a
+    meadow that touches no side takes what is left.
     """
-    return _zone_raster(tile, rotation, size).copy()
+    return _zone_raster(ruleset, tile, rotation, size).copy()
 
 
 @cache
-def _zone_raster(tile: int, rotation: int, size: int) -> np.ndarray:
+def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarray:
     Image, ImageDraw, _ = _pil()
-    lakes, rivers, forests = _shapes(tile, rotation)
+    shapes = _shapes(ruleset, tile, rotation)
+    zones = tile_zones(ruleset, tile)
     canvas = Image.new("L", (size, size), 0)
     draw = ImageDraw.Draw(canvas)
-    for z, poly in forests.items():
-        draw.polygon([tuple(p) for p in poly * size], fill=z + 1)
-    for z, line in rivers.items():
-        draw.line([tuple(p) for p in line * size], fill=z + 1, width=max(1, int(RIVER_WIDTH * size)), joint="curve")
-    r = LAKE_RADIUS * size
-    for z, (x, y) in lakes.items():
-        draw.ellipse((x * size - r, y * size - r, x * size + r, y * size + r), fill=z + 1)
+    forests, bands, cities = _layers(ruleset, tile, shapes)
+    for z in forests:
+        draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
+    for z in bands:
+        width = max(1, int(BAND_WIDTH[zones[z]["type"]] * size))
+        draw.line([tuple(p) for p in shapes.bands[z] * size], fill=z + 1, width=width, joint="curve")
+    for z in cities:
+        draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
+    for z, centre in [*shapes.lakes.items(), *shapes.ponds.items()]:
+        r = (LAKE_RADIUS if z in shapes.lakes else POND_RADIUS) * size
+        x, y = centre * size
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=z + 1)
+    for z, centre in shapes.plots.items():
+        (x0, y0), (x1, y1) = (centre - PLOT_HALF) * size, (centre + PLOT_HALF) * size
+        draw.rectangle((x0, y0, x1, y1), fill=z + 1)
     labels = np.asarray(canvas, dtype=np.int16) - 1  # -1: meadow not yet assigned
     meadow = labels < 0
     along = (np.arange(size) + 0.5) / size
     for d in range(4):
-        on_side = side_zones(tile, rotation, d)
+        on_side = side_zones(ruleset, tile, rotation, d)
         # Border pixels of side d in clockwise order, and the zone each one meets.
         rows, cols = {
             0: (np.zeros(size, int), np.arange(size)),
@@ -503,8 +864,12 @@ def _zone_raster(tile: int, rotation: int, size: int) -> np.ndarray:
             take = meadow & (grown < 0) & (neighbour >= 0)
             grown[take] = neighbour[take]
         if (grown == labels).all():
-            return labels
+            break
         labels = grown
+    enclosed = [z for z, zone in zones.items() if zone["type"] in MEADOW_TYPES and not zone.get("edges")]
+    if enclosed:  # a meadow between two forests, touching no side (hg2002 tile 25)
+        labels[labels < 0] = enclosed[0]
+    return labels
 
 
 def _depth(mask: np.ndarray) -> np.ndarray:
@@ -583,7 +948,19 @@ def _place_items(labels: np.ndarray, items: list[_Item], fixed: list[tuple[np.nd
 
 
 ANIMAL_RADIUS, OCCUPANT_RADIUS = 0.1, 0.13
+FARMER_BOX = (0.16, 0.1)  # a lying meeple is wider than tall
+PLOT_FIGURE_OFFSET = np.array([0.07, 0.06])  # a figure on a monastery or garden stands off its middle
 GEOMETRY_GRID = 64  # resolution at which content spots are chosen
+GLYPH_BOX = {  # unit-square half sizes of a zone's signs
+    "fish": (0.13, 0.07),
+    "menhir": (0.06, 0.13),
+    "mushrooms": (0.13, 0.13),
+    "gold": (0.12, 0.1),
+    "shrine": (0.13, 0.13),
+    "fire": (0.1, 0.13),
+    "volcano": (0.18, 0.15),
+    "coat": (0.1, 0.11),
+}
 
 
 def _label_half_size(special: str) -> tuple[float, float]:
@@ -593,19 +970,19 @@ def _label_half_size(special: str) -> tuple[float, float]:
 
 
 @cache
-def tile_geometry(tile: int, rotation: int) -> TileGeometry:
+def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
     """Zone shapes and the spots for contents and occupants, derived from the catalogue entry.
 
     Contents are placed biggest first (signs, glyphs, animals), then one spot per
     zone for an occupant, all apart from each other so that nothing hides anything.
     """
-    lakes, rivers, forests = _shapes(tile, rotation)
-    zones = tile_zones(tile)
-    labels = _zone_raster(tile, rotation, GEOMETRY_GRID)
+    shapes = _shapes(ruleset, tile, rotation)
+    zones = tile_zones(ruleset, tile)
+    labels = _zone_raster(ruleset, tile, rotation, GEOMETRY_GRID)
     contents: dict[int, list[np.ndarray]] = {z: [] for z in zones}
     occupant_at: dict[int, np.ndarray] = {}
     fixed = []  # lakes: the fish in the middle, a sign below, a hut on the shore
-    for z, centre in lakes.items():
+    for z, centre in shapes.lakes.items():
         if zones[z].get("special"):
             contents[z].append(centre + np.array([0.0, LAKE_RADIUS + 0.1]))
             fixed.append((contents[z][-1], _Item(z, *_label_half_size(zones[z]["special"]))))
@@ -613,39 +990,54 @@ def tile_geometry(tile: int, rotation: int) -> TileGeometry:
         fixed.append((centre, _Item(z, LAKE_RADIUS, LAKE_RADIUS)))
         occupant_at[z] = np.clip(centre + np.array([0.17, -0.16]), 0.14, 0.86)  # a hut on the shore
         fixed.append((occupant_at[z], _Item(z, 0.1, 0.1, occupant=True)))
+    for z, centre in shapes.plots.items():  # the building or garden in the middle, its figure beside
+        contents[z].append(centre)
+        occupant_at[z] = centre + PLOT_FIGURE_OFFSET
+        fixed.append((centre, _Item(z, PLOT_HALF, PLOT_HALF, occupant=True)))
+    for z, centre in shapes.ponds.items():
+        fixed.append((centre, _Item(z, POND_RADIUS, POND_RADIUS)))
+    for centre in shapes.crossings:
+        fixed.append((centre, _Item(-1, CROSSING_RADIUS, CROSSING_RADIUS)))
     wanted: list[_Item] = []
     for z, zone in zones.items():
         if zone["type"] != "lake" and zone.get("special"):
             wanted.append(_Item(z, *_label_half_size(zone["special"])))
-    for z, zone in zones.items():
-        if zone["type"] == "river" and zone.get("fish"):
-            wanted.append(_Item(z, 0.13, 0.07))  # a fish and its count
-        elif zone.get("forest_kind") == "menhir":
-            wanted.append(_Item(z, 0.06, 0.13))
-        elif zone.get("forest_kind") == "mushrooms":
-            wanted.append(_Item(z, 0.13, 0.13))
+    for z in zones:
+        if z not in shapes.lakes and z not in shapes.plots:  # theirs are in their middle
+            wanted += [_Item(z, *GLYPH_BOX[g]) for g in zone_glyphs(ruleset, tile, z)]
     for z, zone in zones.items():
         wanted += [_Item(z, ANIMAL_RADIUS, ANIMAL_RADIUS)] * len(zone.get("animals", []))
-    wanted += [_Item(z, OCCUPANT_RADIUS, OCCUPANT_RADIUS, occupant=True) for z in zones if z not in occupant_at]
+    for z, zone in zones.items():
+        if z in occupant_at or zone_kind(ruleset, tile, z) == Z_WATER:  # nobody stands on the Carcassonne river
+            continue
+        half = FARMER_BOX if zone["type"] in LYING_TYPES else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
+        wanted.append(_Item(z, *half, occupant=True))
     for item, spot in zip(wanted, _place_items(labels, wanted, fixed)):
         if item.occupant:
             occupant_at[item.zone] = spot
         else:
             contents[item.zone].append(spot)
-    return TileGeometry(lakes, rivers, forests, contents, occupant_at)
+    return TileGeometry(shapes, contents, occupant_at)
 
 
 # ---------------------------------------------------------------- image: drawing
 
 PLAYER_COLORS = ((214, 39, 40), (31, 97, 214), (0, 158, 115), (240, 200, 0), (148, 60, 190))
 PLAYER_COLOR_NAMES = ("red", "blue", "green", "yellow", "purple")
-MEADOW_COLOR = (178, 212, 112)
+MEADOW_COLOR = (178, 212, 112)  # meadows and fields
 MEADOW_BORDER = (128, 166, 70)  # where two meadows of one tile meet
 FOREST_COLOR = (34, 96, 48)
 FOREST_EDGE = (20, 62, 30)
 RIVER_COLOR = (58, 140, 222)
 LAKE_COLOR = (96, 172, 240)
 WATER_EDGE = (26, 86, 160)
+CITY_COLOR = (222, 188, 128)
+CITY_ROOFS = (196, 92, 62)
+CITY_WALL = (116, 92, 70)
+ROAD_COLOR = (247, 243, 230)
+ROAD_EDGE = (128, 118, 100)
+COAT_COLOR = (30, 64, 170)
+GOLD_COLOR = (246, 196, 30)
 TABLE_COLOR = (238, 232, 218)
 GRID_COLOR = (214, 206, 188)
 INK = (30, 30, 30)
@@ -657,7 +1049,14 @@ ANIMAL_STYLE = {  # fill, letter colour
     "deer": ((222, 170, 96), (40, 25, 10)),
     "tiger": ((245, 130, 20), (0, 0, 0)),
 }
-ANIMAL_POINTS = {"mammoth": "3", "aurochs": "2", "deer": "1", "tiger": "eats a deer"}
+GLYPH_NAMES = {
+    "menhir": "menhir",
+    "gold": "gold nugget",
+    "mushrooms": "mushrooms",
+    "shrine": "shrine",
+    "fire": "fire",
+    "volcano": "volcano",
+}
 SUPERSAMPLE = 3  # shapes are drawn larger and scaled down, for smooth edges
 PANEL_WIDTH = 300
 
@@ -682,6 +1081,10 @@ def _font(size: int) -> ImageFont.ImageFont:
 
 def _text_centered(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, fill: tuple) -> None:
     draw.text(xy, text, fill=fill, font=_font(size), anchor="mm")
+
+
+def _shape(cx: float, cy: float, s: float, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    return [(cx + x * s, cy + y * s) for x, y in points]
 
 
 def _fish(draw: ImageDraw.ImageDraw, cx: float, cy: float, length: float, fill: tuple) -> None:
@@ -709,16 +1112,103 @@ def _mushroom(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> N
         draw.ellipse((cx + dx * r - d, cy + dy * r - d, cx + dx * r + d, cy + dy * r + d), fill=(255, 255, 255))
 
 
-def _pawn(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple) -> None:
-    """A meeple-like figure centred on (cx, cy): head, arms and legs."""
+def _gold(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A gold nugget: a lumpy yellow stone with a glint."""
+    s = size / 2
+    lump = [(-0.9, 0.2), (-0.6, -0.45), (-0.1, -0.7), (0.5, -0.55), (0.95, -0.05), (0.7, 0.55), (0.0, 0.7), (-0.6, 0.6)]
+    draw.polygon(_shape(cx, cy, s, lump), fill=GOLD_COLOR, outline=(120, 80, 0), width=2)
+    draw.polygon(_shape(cx, cy, s, [(-0.4, -0.3), (0.0, -0.45), (0.2, -0.2), (-0.2, 0.0)]), fill=(255, 240, 150))
+
+
+def _shrine(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A small stone shrine: a pointed roof on two pillars, on a step."""
+    s = size / 2
+    stone, dark = (236, 232, 220), (110, 100, 90)
+    draw.polygon(_shape(cx, cy, s, [(-0.95, -0.25), (0.0, -0.95), (0.95, -0.25)]), fill=(170, 60, 40), outline=INK)
+    for x in (-0.6, 0.4):
+        draw.rectangle((cx + x * s, cy - 0.25 * s, cx + (x + 0.2) * s, cy + 0.6 * s), fill=stone, outline=dark)
+    draw.rectangle((cx - 0.95 * s, cy + 0.6 * s, cx + 0.95 * s, cy + 0.9 * s), fill=stone, outline=INK)
+    draw.ellipse((cx - 0.16 * s, cy + 0.05 * s, cx + 0.16 * s, cy + 0.37 * s), fill=(250, 200, 40))
+
+
+def _fire(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A camp fire: an orange flame with a yellow heart over two logs."""
+    s = size / 2
+    flame = [(0.0, -1.0), (0.45, -0.35), (0.6, 0.15), (0.35, 0.6), (-0.35, 0.6), (-0.6, 0.15), (-0.3, -0.3)]
+    draw.line(_shape(cx, cy, s, [(-0.7, 0.9), (0.7, 0.55)]), fill=(110, 60, 20), width=max(2, int(s * 0.25)))
+    draw.line(_shape(cx, cy, s, [(-0.7, 0.55), (0.7, 0.9)]), fill=(90, 50, 15), width=max(2, int(s * 0.25)))
+    draw.polygon(_shape(cx, cy, s, flame), fill=(235, 90, 20), outline=(150, 30, 10))
+    draw.polygon(
+        _shape(cx, cy, s, [(0.0, -0.35), (0.3, 0.15), (0.15, 0.5), (-0.15, 0.5), (-0.3, 0.15)]), fill=(255, 215, 60)
+    )
+
+
+def _volcano(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A volcano: a brown cone with a glowing crater and a plume of smoke."""
+    s = size / 2
+    draw.ellipse(_shape(cx, cy, s, [(-0.45, -1.0), (0.15, -0.55)]), fill=(150, 150, 150))
+    draw.ellipse(_shape(cx, cy, s, [(-0.05, -1.15), (0.55, -0.7)]), fill=(175, 175, 175))
+    draw.polygon(
+        _shape(cx, cy, s, [(-1.0, 0.8), (-0.3, -0.45), (0.3, -0.45), (1.0, 0.8)]), fill=(112, 78, 52), outline=INK
+    )
+    draw.polygon(
+        _shape(cx, cy, s, [(-0.3, -0.45), (0.3, -0.45), (0.12, 0.1), (-0.05, -0.1), (-0.15, 0.2)]), fill=(235, 70, 20)
+    )
+
+
+def _coat_of_arms(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A coat of arms: a blue shield with a white rim and a white cross."""
+    s = size / 2
+    shield = [(-0.8, -0.9), (0.8, -0.9), (0.8, 0.1), (0.0, 0.95), (-0.8, 0.1)]
+    draw.polygon(_shape(cx, cy, s, shield), fill=COAT_COLOR, outline=(255, 255, 255), width=2)
+    w = max(1, int(s * 0.22))
+    draw.line(_shape(cx, cy, s, [(0.0, -0.7), (0.0, 0.65)]), fill=(255, 255, 255), width=w)
+    draw.line(_shape(cx, cy, s, [(-0.6, -0.25), (0.6, -0.25)]), fill=(255, 255, 255), width=w)
+
+
+def _monastery(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A monastery: a white church with a red roof and a bell tower with a cross."""
+    s = size / 2
+    wall, roof = (246, 240, 226), (190, 52, 40)
+    draw.rectangle((cx - 0.85 * s, cy - 0.1 * s, cx + 0.45 * s, cy + 0.85 * s), fill=wall, outline=INK)
+    draw.polygon(_shape(cx, cy, s, [(-0.98, -0.05), (-0.2, -0.6), (0.58, -0.05)]), fill=roof, outline=INK)
+    draw.rectangle((cx + 0.45 * s, cy - 0.55 * s, cx + 0.9 * s, cy + 0.85 * s), fill=wall, outline=INK)
+    draw.polygon(_shape(cx, cy, s, [(0.38, -0.5), (0.675, -0.9), (0.97, -0.5)]), fill=roof, outline=INK)
+    draw.line(_shape(cx, cy, s, [(0.675, -0.9), (0.675, -1.15)]), fill=INK, width=2)
+    draw.line(_shape(cx, cy, s, [(0.57, -1.05), (0.78, -1.05)]), fill=INK, width=2)
+    draw.rectangle((cx - 0.32 * s, cy + 0.35 * s, cx - 0.08 * s, cy + 0.85 * s), fill=(110, 70, 40))
+
+
+def _garden(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A garden: a hedged square with a fountain and flower beds."""
+    s = size / 2
+    draw.rounded_rectangle((cx - s, cy - s, cx + s, cy + s), radius=s * 0.3, fill=(92, 160, 60), outline=(24, 80, 30))
+    draw.rounded_rectangle(
+        (cx - 0.72 * s, cy - 0.72 * s, cx + 0.72 * s, cy + 0.72 * s), radius=s * 0.2, fill=(214, 196, 150)
+    )
+    for (fx, fy), color in zip(
+        ((-0.4, -0.4), (0.4, -0.4), (-0.4, 0.4), (0.4, 0.4)), ((235, 60, 120),) * 2 + ((250, 210, 40),) * 2
+    ):
+        draw.ellipse(_shape(cx, cy, s, [(fx - 0.24, fy - 0.24), (fx + 0.24, fy + 0.24)]), fill=(40, 120, 40))
+        draw.ellipse(_shape(cx, cy, s, [(fx - 0.09, fy - 0.09), (fx + 0.09, fy + 0.09)]), fill=color)
+    draw.ellipse(_shape(cx, cy, s, [(-0.2, -0.2), (0.2, 0.2)]), fill=LAKE_COLOR, outline=WATER_EDGE)
+
+
+def _pawn(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
+    """A meeple-like figure centred on (cx, cy): head, arms and legs; ``lying`` on its back, head east
+    (a farmer)."""
     s = size / 2
     body = [
         (-0.22, -0.55), (0.22, -0.55), (0.3, -0.3), (0.95, -0.18), (0.95, 0.08), (0.35, 0.12),
         (0.6, 0.95), (0.12, 0.95), (0.0, 0.55), (-0.12, 0.95), (-0.6, 0.95), (-0.35, 0.12),
         (-0.95, 0.08), (-0.95, -0.18), (-0.3, -0.3),
     ]  # fmt: skip
-    draw.polygon([(cx + x * s, cy + y * s) for x, y in body], fill=fill, outline=INK, width=2)
-    draw.ellipse((cx - 0.33 * s, cy - 1.0 * s, cx + 0.33 * s, cy - 0.4 * s), fill=fill, outline=INK, width=2)
+    head = [(-0.33, -1.0), (0.33, -0.4)]
+    if lying:  # a quarter turn clockwise: (x, y) -> (-y, x)
+        body = [(-y, x) for x, y in body]
+        head = [(0.4, -0.33), (1.0, 0.33)]
+    draw.polygon(_shape(cx, cy, s, body), fill=fill, outline=INK, width=2)
+    draw.ellipse(_shape(cx, cy, s, head), fill=fill, outline=INK, width=2)
 
 
 def _hut(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple) -> None:
@@ -727,6 +1217,31 @@ def _hut(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tup
     shape = [(-0.8, 0.75), (-0.8, -0.1), (0.0, -0.85), (0.8, -0.1), (0.8, 0.75)]
     draw.polygon([(cx + x * s, cy + y * s) for x, y in shape], fill=fill, outline=INK, width=2)
     draw.rectangle((cx - 0.2 * s, cy + 0.2 * s, cx + 0.2 * s, cy + 0.75 * s), fill=INK)
+
+
+def _abbot(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple) -> None:
+    """An abbot centred on (cx, cy): a long robe, a hood, and a white rope belt."""
+    s = size / 2
+    robe = [(-0.62, 0.95), (-0.4, 0.1), (-0.3, -0.45), (0.3, -0.45), (0.4, 0.1), (0.62, 0.95)]
+    draw.polygon(_shape(cx, cy, s, robe), fill=fill, outline=INK, width=2)
+    draw.ellipse(_shape(cx, cy, s, [(-0.36, -1.05), (0.36, -0.35)]), fill=fill, outline=INK, width=2)
+    draw.ellipse(_shape(cx, cy, s, [(-0.18, -0.82), (0.18, -0.5)]), fill=(240, 205, 170))
+    draw.line(_shape(cx, cy, s, [(-0.42, 0.3), (0.42, 0.3)]), fill=(255, 255, 255), width=max(1, int(s * 0.15)))
+
+
+def _figure(draw: ImageDraw.ImageDraw, piece: int, lying: bool, cx: float, cy: float, size: float, fill: tuple) -> None:
+    """An occupant centred on (cx, cy): a hut, an abbot, or a pawn / meeple (``lying``: a farmer)."""
+    if piece == HUT:
+        _hut(draw, cx, cy, size, fill)
+    elif piece == ABBOT:
+        _abbot(draw, cx, cy, size, fill)
+    else:
+        _pawn(draw, cx, cy, size, fill, lying=lying)
+
+
+def _figure_size(piece: int, tile_px: int) -> float:
+    """Drawn size of an occupant on a tile of ``tile_px`` pixels."""
+    return tile_px * (0.26 if piece == HUT else 0.3)
 
 
 def _animal_token(draw: ImageDraw.ImageDraw, cx: float, cy: float, radius: float, animal: str) -> None:
@@ -738,52 +1253,100 @@ def _animal_token(draw: ImageDraw.ImageDraw, cx: float, cy: float, radius: float
     _text_centered(draw, (cx, cy + 0.5), ANIMAL_CHAR[animal], max(8, int(radius * 1.45)), letter)
 
 
-def _content_spots(tile: int, rotation: int, local: int) -> dict[str, list[np.ndarray]]:
-    """Unit-square spots of a zone's ``label`` (special power), ``glyph`` (menhir, mushrooms, fish) and
+def _content_spots(ruleset: str, tile: int, rotation: int, local: int) -> dict[str, list[np.ndarray]]:
+    """Unit-square spots of a zone's ``label`` (special power), ``glyph`` (one per ``zone_glyphs`` entry) and
     ``animals``, in the order ``tile_geometry`` placed them."""
-    zone = tile_zones(tile)[local]
-    spots = list(tile_geometry(tile, rotation).contents[local])
+    zone = tile_zones(ruleset, tile)[local]
+    spots = list(tile_geometry(ruleset, tile, rotation).contents[local])
     out: dict[str, list[np.ndarray]] = {"label": [], "glyph": [], "animals": []}
     if zone.get("special"):
         out["label"].append(spots.pop(0))
-    if zone.get("forest_kind") in ("menhir", "mushrooms") or zone.get("fish"):
-        out["glyph"].append(spots.pop(0))
+    out["glyph"] = [spots.pop(0) for _ in zone_glyphs(ruleset, tile, local)]
     out["animals"] = spots
     return out
 
 
-def _animal_positions(tile: int, rotation: int, local: int, px: int) -> list[tuple[str, float, float]]:
+def _animal_positions(ruleset: str, tile: int, rotation: int, local: int, px: int) -> list[tuple[str, float, float]]:
     """(animal, x, y) in tile pixels."""
-    animals = tile_zones(tile)[local].get("animals", [])
-    spots = _content_spots(tile, rotation, local)["animals"]
+    animals = tile_zones(ruleset, tile)[local].get("animals", [])
+    spots = _content_spots(ruleset, tile, rotation, local)["animals"]
     return [(a, p[0] * px, p[1] * px) for a, p in zip(animals, spots)]
 
 
-def _draw_tile_shapes(draw: ImageDraw.ImageDraw, tile: int, rotation: int, size: int) -> None:
-    """Meadow, forests, rivers and lakes, at ``size`` pixels (supersampled)."""
-    lakes, rivers, forests = _shapes(tile, rotation)
+def _wall_runs(polygon: np.ndarray) -> list[np.ndarray]:
+    """The stretches of a city's outline inside the tile (its walls), as polylines; edges along the
+    tile's border are left open, so that a city spanning tiles reads as one."""
+    n = len(polygon)
+
+    def on_border(p: np.ndarray, q: np.ndarray) -> bool:
+        return any(abs(p[i] - v) < 1e-9 and abs(q[i] - v) < 1e-9 for i in (0, 1) for v in (0.0, 1.0))
+
+    inner = [not on_border(polygon[i], polygon[(i + 1) % n]) for i in range(n)]
+    if not any(inner):
+        return []
+    start = inner.index(False)
+    runs, current = [], []
+    for k in range(1, n + 1):
+        i = (start + k) % n
+        if inner[i]:
+            current = current or [polygon[i]]
+            current.append(polygon[(i + 1) % n])
+        elif current:
+            runs.append(np.array(current))
+            current = []
+    return runs + ([np.array(current)] if current else [])
+
+
+def _city(draw: ImageDraw.ImageDraw, polygon: np.ndarray, size: int) -> None:
+    """A city: a sandy polygon dotted with red roofs, walled where it meets the fields."""
+    draw.polygon([tuple(p) for p in polygon * size], fill=CITY_COLOR)
+    for run in _wall_runs(polygon):
+        draw.line([tuple(p) for p in run * size], fill=CITY_WALL, width=max(2, int(0.05 * size)), joint="curve")
+
+
+def _draw_tile_shapes(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotation: int, size: int) -> None:
+    """Meadows / fields, forests, rivers, roads, cities and lakes, at ``size`` pixels (supersampled)."""
+    shapes = _shapes(ruleset, tile, rotation)
+    zones = tile_zones(ruleset, tile)
+    forests, bands, cities = _layers(ruleset, tile, shapes)
     draw.rectangle((0, 0, size, size), fill=MEADOW_COLOR)
-    for poly in forests.values():
+    for z in forests:
+        poly = shapes.polygons[z]
         draw.polygon([tuple(p) for p in poly * size], fill=FOREST_COLOR, outline=FOREST_EDGE, width=SUPERSAMPLE)
-    zones = tile_zones(tile)
-    width = int(RIVER_WIDTH * size)
-    for z, line in rivers.items():
-        points = [tuple(p) for p in line * size]
+    for z in bands:
+        points = [tuple(p) for p in shapes.bands[z] * size]
+        width = int(BAND_WIDTH[zones[z]["type"]] * size)
+        if zones[z]["type"] == "road":  # a pale road between darker verges
+            draw.line(points, fill=ROAD_EDGE, width=width, joint="curve")
+            draw.line(points, fill=ROAD_COLOR, width=int(width * 0.68), joint="curve")
+            continue
         draw.line(points, fill=RIVER_COLOR, width=width, joint="curve")
-        if zones[z].get("ends_on_tile_without_lake"):  # a spring: the river starts here
+        if _is_spring(ruleset, tile, zones[z]):  # the river starts here
             x, y = points[-1]
             r = width * 0.6
             draw.ellipse((x - r, y - r, x + r, y + r), fill=WATER_EDGE)
+    for z in cities:
+        _city(draw, shapes.polygons[z], size)
     r = LAKE_RADIUS * size
-    for centre in lakes.values():
+    for centre in shapes.lakes.values():
         x, y = centre * size
         draw.ellipse((x - r, y - r, x + r, y + r), fill=LAKE_COLOR, outline=WATER_EDGE, width=2 * SUPERSAMPLE)
+    r = POND_RADIUS * size
+    for centre in shapes.ponds.values():
+        x, y = centre * size
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=LAKE_COLOR, outline=WATER_EDGE, width=2 * SUPERSAMPLE)
+    r = CROSSING_RADIUS * size
+    for centre in shapes.crossings:  # where roads meet: a village square with a well
+        x, y = centre * size
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=ROAD_COLOR, outline=ROAD_EDGE, width=SUPERSAMPLE)
+        draw.rectangle((x - r * 0.4, y - r * 0.4, x + r * 0.4, y + r * 0.4), fill=(150, 100, 60))
 
 
-def _meadow_borders(tile: int, rotation: int, px: int) -> np.ndarray:
-    """[px, px] bool: pixels where two different meadows of the tile touch."""
-    labels = _zone_raster(tile, rotation, px)
-    meadow = np.isin(labels, [z for z, zone in tile_zones(tile).items() if zone["type"] == "meadow"])
+def _meadow_borders(ruleset: str, tile: int, rotation: int, px: int) -> np.ndarray:
+    """[px, px] bool: pixels where two different meadows (fields) of the tile touch."""
+    labels = _zone_raster(ruleset, tile, rotation, px)
+    zones = tile_zones(ruleset, tile)
+    meadow = np.isin(labels, [z for z, zone in zones.items() if zone["type"] in MEADOW_TYPES])
     border = np.zeros(labels.shape, dtype=bool)
     across = meadow[:, 1:] & meadow[:, :-1] & (labels[:, 1:] != labels[:, :-1])
     down = meadow[1:, :] & meadow[:-1, :] & (labels[1:, :] != labels[:-1, :])
@@ -794,20 +1357,43 @@ def _meadow_borders(tile: int, rotation: int, px: int) -> np.ndarray:
     return border
 
 
-def _draw_tile_marks(draw: ImageDraw.ImageDraw, tile: int, rotation: int, px: int) -> None:
-    """Animals, fish, menhirs, mushrooms and special powers, at the final size (crisp)."""
-    for z, zone in tile_zones(tile).items():
-        spots = _content_spots(tile, rotation, z)
-        for spot in spots["glyph"]:
+GLYPH_DRAWERS = {
+    "menhir": _menhir,
+    "mushrooms": _mushroom,
+    "gold": _gold,
+    "shrine": _shrine,
+    "fire": _fire,
+    "volcano": _volcano,
+    "coat": _coat_of_arms,
+    "monastery": _monastery,
+    "garden": _garden,
+}
+GLYPH_SIZE = {  # drawn size, in tile widths
+    "menhir": 0.26,
+    "mushrooms": 0.26,
+    "gold": 0.24,
+    "shrine": 0.26,
+    "fire": 0.25,
+    "volcano": 0.36,
+    "coat": 0.21,
+    "monastery": 0.3,
+    "garden": 2 * PLOT_HALF,
+}
+
+
+def _draw_tile_marks(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotation: int, px: int) -> None:
+    """Animals, fish, menhirs, gold, mushrooms, specials, coats of arms, monasteries and gardens, at the
+    final size (crisp)."""
+    for z, zone in tile_zones(ruleset, tile).items():
+        spots = _content_spots(ruleset, tile, rotation, z)
+        for glyph, spot in zip(zone_glyphs(ruleset, tile, z), spots["glyph"]):
             x, y = spot * px
-            if zone.get("fish"):
+            if glyph == "fish":
                 _fish(draw, x - px * 0.05, y, px * 0.13, (255, 255, 255))
                 _text_centered(draw, (x + px * 0.06, y), str(zone["fish"]), max(10, px // 6), (255, 255, 255))
-            elif zone.get("forest_kind") == "menhir":
-                _menhir(draw, x, y, px * 0.26)
             else:
-                _mushroom(draw, x, y, px * 0.26)
-        for animal, ax, ay in _animal_positions(tile, rotation, z, px):
+                GLYPH_DRAWERS[glyph](draw, x, y, px * GLYPH_SIZE[glyph])
+        for animal, ax, ay in _animal_positions(ruleset, tile, rotation, z, px):
             _animal_token(draw, ax, ay, px * ANIMAL_RADIUS * 0.95, animal)
         for spot in spots["label"]:
             _special_label(draw, spot * px, SPECIAL_LABELS[zone["special"]], max(9, px // 9), px)
@@ -829,17 +1415,17 @@ def _special_label(draw: ImageDraw.ImageDraw, at: np.ndarray, text: str, size: i
 
 
 @cache
-def _tile_image(tile: int, rotation: int, px: int) -> Image.Image:
-    """A placed tile without occupants, cached per (tile, rotation, size)."""
+def _tile_image(ruleset: str, tile: int, rotation: int, px: int) -> Image.Image:
+    """A placed tile without occupants, cached per (ruleset, tile, rotation, size)."""
     Image, ImageDraw, _ = _pil()
     big = Image.new("RGB", (px * SUPERSAMPLE, px * SUPERSAMPLE))
-    _draw_tile_shapes(ImageDraw.Draw(big), tile, rotation, px * SUPERSAMPLE)
+    _draw_tile_shapes(ImageDraw.Draw(big), ruleset, tile, rotation, px * SUPERSAMPLE)
     image = big.resize((px, px), Image.Resampling.LANCZOS)
     pixels = np.asarray(image).copy()
-    pixels[_meadow_borders(tile, rotation, px)] = MEADOW_BORDER
+    pixels[_meadow_borders(ruleset, tile, rotation, px)] = MEADOW_BORDER
     image = Image.fromarray(pixels)
     draw = ImageDraw.Draw(image)
-    _draw_tile_marks(draw, tile, rotation, px)
+    _draw_tile_marks(draw, ruleset, tile, rotation, px)
     draw.rectangle((0, 0, px - 1, px - 1), outline=(90, 110, 60))
     return image
 
@@ -848,7 +1434,7 @@ def _cancelled_by_zone(game: Game, tile: int) -> dict[int, dict[str, int]]:
     """Local zone -> {animal: count cancelled by the hunting trap} (R7.10)."""
     tile_zone = game.rules.spec.tiles.TILE_ZONE
     out = {}
-    for local in tile_zones(tile):
+    for local in tile_zones(game.ruleset, tile):
         z = int(tile_zone[tile, local])
         counts = game.state.cancelled[0, z]
         if counts.any():
@@ -885,7 +1471,7 @@ class BoardLayout:
     def occupant_pixel(self, game: Game, x: int, y: int, local: int) -> tuple[int, int]:
         """Where the occupant on local zone ``local`` of the tile at (x, y) is drawn (its body's centre)."""
         tile, rot = game.tile_at(x, y)
-        return self.point(x, y, tile_geometry(tile, rot).occupant_at[local])
+        return self.point(x, y, tile_geometry(game.ruleset, tile, rot).occupant_at[local])
 
 
 def board_layout(game: Game, tile_px: int = 80, bounds: tuple[int, int, int, int] | None = None) -> BoardLayout:
@@ -920,6 +1506,7 @@ def render_rgb(
 
 def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, numbers: bool) -> None:
     px = layout.tile_px
+    ruleset = game.ruleset
     xmin, xmax, ymin, ymax = layout.bounds
     legal = _legal_positions(game)
     for x in range(xmin, xmax + 1):
@@ -933,7 +1520,7 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
             ox, oy = layout.cell_origin(x, y)
             placed = game.tile_at(x, y)
             if placed is not None:
-                image.paste(_tile_image(placed[0], placed[1], px), (ox, oy))
+                image.paste(_tile_image(ruleset, placed[0], placed[1], px), (ox, oy))
             elif (x, y) in legal:  # where the tile to place fits
                 draw.rectangle((ox + 3, oy + 3, ox + px - 4, oy + px - 4), outline=(150, 140, 115), width=2)
                 _text_centered(draw, (ox + px / 2, oy + px / 2), f"{x},{y}", max(9, px // 7), (130, 120, 95))
@@ -942,10 +1529,10 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
     _draw_cancelled(draw, game, layout)
     for seat, kind, x, y, local in game.occupants():
         cx, cy = layout.occupant_pixel(game, x, y, local)
-        if kind == "hut":
-            _hut(draw, cx, cy, px * 0.26, PLAYER_COLORS[seat])
-        else:
-            _pawn(draw, cx, cy, px * 0.3, PLAYER_COLORS[seat])
+        tile, _ = game.tile_at(x, y)
+        lying = tile_zones(ruleset, tile)[local]["type"] in LYING_TYPES
+        piece = _figure_piece(ruleset, kind)
+        _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
     last = _last_position(game)
     if last is not None:
         ox, oy = layout.cell_origin(*last)
@@ -961,7 +1548,7 @@ def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) 
     for tile, x, y, rot in game.placed_tiles():
         for local, counts in _cancelled_by_zone(game, tile).items():
             left = dict(counts)
-            for animal, ax, ay in _animal_positions(tile, rot, local, px):
+            for animal, ax, ay in _animal_positions(game.ruleset, tile, rot, local, px):
                 if left.get(animal, 0) <= 0:
                     continue
                 left[animal] -= 1
@@ -976,9 +1563,9 @@ def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) 
 
 
 def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, at: tuple[int, int]) -> None:
-    """Label the zones a pawn or hut may go on with their local ids (``pawn 2``, ``hut 8``)."""
+    """Label the zones an occupant may go on with their local ids (``pawn 2``, ``hut 8``, ``meeple 2``)."""
     tile, rot = game.tile_at(*at)
-    geo = tile_geometry(tile, rot)
+    geo = tile_geometry(game.ruleset, tile, rot)
     r = layout.tile_px * 0.08
     for local in sorted({z for _, z in game.legal_occupants()}):
         cx, cy = layout.point(*at, geo.occupant_at[local])
@@ -988,11 +1575,13 @@ def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayou
 
 def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left: int, names: list[str] | None) -> None:
     """Scores, supplies, the tile to place, deck counts, recent scoring and a key."""
+    spec = game.rules.spec
     x0, y = left + 12, 14
     draw.rectangle((left, 0, image.width, image.height), fill=(250, 247, 240))
     draw.line((left, 0, left, image.height), fill=GRID_COLOR, width=2)
-    draw.text((x0, y), "Hunters & Gatherers", fill=INK, font=_font(18))
+    draw.text((x0, y), spec.title.split(" (")[0], fill=INK, font=_font(18))
     y += 30
+    kinds = _supply_kinds(game)
     for seat in range(game.num_players):
         color = PLAYER_COLORS[seat]
         turn = seat == game.current_player and not game.is_over
@@ -1001,19 +1590,16 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
         draw.rectangle((x0, y + 2, x0 + 16, y + 18), fill=color, outline=INK)
         name = player_name(seat, names)
         draw.text((x0 + 24, y + 1), f"{name}: {game.scores[seat]}", fill=INK, font=_font(16))
-        pawns, huts = game.supply(seat)
+        supply = dict(zip((k.name for k in spec.occupants), game.supply(seat)))
         sx = x0 + 30
-        for _ in range(pawns):
-            _pawn(draw, sx, y + 32, 15, color)
-            sx += 15
-        sx += 8
-        for _ in range(huts):
-            _hut(draw, sx, y + 32, 15, color)
-            sx += 17
-        draw.text((x0 + 180, y + 25), f"{pawns} pawns, {huts} huts", fill=(90, 90, 90), font=_font(11))
+        for i, (kind, piece) in enumerate(kinds):
+            sx += 8 * (i > 0)
+            for _ in range(supply[kind]):
+                _figure(draw, piece, False, sx, y + 32, 15, color)
+                sx += 17 if piece == HUT else 15
+        draw.text((x0 + 180, y + 25), supply_text(game, seat), fill=(90, 90, 90), font=_font(11))
         y += 50
     y += 4
-    regular, menhir = game.deck_sizes
     if game.is_over:
         winners = " & ".join(player_name(p, names) for p in game.winners)
         draw.text((x0, y), f"Game over. Winner: {winners}", fill=INK, font=_font(14))
@@ -1021,19 +1607,24 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
     else:
         who = player_name(game.current_player, names)
         extra = " (extra turn)" if game.extra_turn else ""
-        verb = {"place": "to place", "occupy": "may add a pawn or hut", "retake": "may take back a pawn"}
+        occupy = "may add a " + occupant_kinds_text(game, articles=False)
+        if game.legal_retakes() and not game.legal_occupants():
+            occupy = f"may take back their {retake_figure(game)}"
+        verb = {"place": "to place", "occupy": occupy, "retake": "may take back a pawn"}
         draw.text((x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", fill=INK, font=_font(14))
         y += 22
         tile = game.tile_to_place
         if game.phase == "place" and tile is not None:
             size = 96
-            image.paste(_tile_image(tile, 0, size), (x0, y))
+            image.paste(_tile_image(game.ruleset, tile, 0, size), (x0, y))
             draw.rectangle((x0 - 1, y - 1, x0 + size, y + size), outline=INK)
             draw.text((x0 + size + 10, y + 4), f"tile {tile}", fill=INK, font=_font(16))
             for i, line in enumerate(("shown as r0;", "r1, r2, r3 turn it", "clockwise by quarters")):
                 draw.text((x0 + size + 10, y + 28 + 15 * i), line, fill=(90, 90, 90), font=_font(11))
             y += size + 10
-    draw.text((x0, y), f"Tiles left: {regular} regular, {menhir} menhir", fill=INK, font=_font(13))
+    regular, extra_left = game.deck_sizes
+    deck = f"{regular} regular, {extra_left} {spec.extra_deck}" if spec.extra_deck else str(regular)
+    draw.text((x0, y), f"Tiles left: {deck}", fill=INK, font=_font(13))
     y += 24
     recent = [e for e in game.events if e["type"] not in ("TILE_DISCARDED",)][-5:]
     if recent:
@@ -1045,17 +1636,62 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
             y += 15
         y += 8
     key_top = max(y, image.height - 118)
+    if "city" in spec.terrain_names:
+        _draw_carcassonne_key(draw, x0, key_top, abbot=spec.pieces_of(game.rules)[ABBOT] > 0)
+    else:
+        _draw_hunters_key(draw, game.ruleset, x0, key_top)
+
+
+@cache
+def _ruleset_glyphs(ruleset: str) -> tuple[str, ...]:
+    """The forest and meadow signs a ruleset's tiles show, in the key's order."""
+    found = {g for t in _catalogue_tiles(ruleset) for z in tile_zones(ruleset, t) for g in zone_glyphs(ruleset, t, z)}
+    return tuple(g for g in GLYPH_NAMES if g in found)
+
+
+def _draw_hunters_key(draw: ImageDraw.ImageDraw, ruleset: str, x0: int, key_top: int) -> None:
+    """Animals with their points and the fish (left), the forest and meadow signs (right)."""
+    points = get_ruleset(ruleset).points
     for i, animal in enumerate(ANIMALS):
         ky = key_top + i * 22
+        value = "eats a deer" if animal == "tiger" else str(getattr(points, animal))
         _animal_token(draw, x0 + 9, ky + 9, 9, animal)
-        draw.text((x0 + 24, ky + 2), f"{animal}  {ANIMAL_POINTS[animal]}", fill=INK, font=_font(12))
+        draw.text((x0 + 24, ky + 2), f"{animal}  {value}", fill=INK, font=_font(12))
     ky = key_top + 4 * 22
     _fish(draw, x0 + 9, ky + 8, 16, WATER_EDGE)
     draw.text((x0 + 24, ky + 2), "fish", fill=INK, font=_font(12))
-    _menhir(draw, x0 + 120, key_top + 10, 18)
-    draw.text((x0 + 132, key_top + 2), "menhir", fill=INK, font=_font(12))
-    _mushroom(draw, x0 + 120, key_top + 34, 18)
-    draw.text((x0 + 132, key_top + 26), "mushrooms", fill=INK, font=_font(12))
+    glyphs = _ruleset_glyphs(ruleset)
+    right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label
+    for i, glyph in enumerate(glyphs):
+        GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
+        draw.text((right + 12, key_top + 2 + 24 * i), GLYPH_NAMES[glyph], fill=INK, font=_font(12))
+
+
+def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbot: bool) -> None:
+    """Cities, roads, coats of arms, monasteries and gardens (left), the figures (right)."""
+    ky = key_top
+    draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=CITY_COLOR, outline=CITY_WALL, width=2)
+    draw.text((x0 + 24, ky + 2), "city  2 a tile", fill=INK, font=_font(12))
+    ky += 22
+    _coat_of_arms(draw, x0 + 9, ky + 8, 15)
+    draw.text((x0 + 24, ky + 2), "coat of arms  +2", fill=INK, font=_font(12))
+    ky += 22
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_EDGE, width=7)
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_COLOR, width=4)
+    draw.text((x0 + 24, ky + 2), "road  1 a tile", fill=INK, font=_font(12))
+    ky += 22
+    _monastery(draw, x0 + 9, ky + 9, 17)
+    draw.text((x0 + 24, ky + 2), "monastery  9", fill=INK, font=_font(12))
+    ky += 22
+    _garden(draw, x0 + 9, ky + 9, 16)
+    draw.text((x0 + 24, ky + 2), "garden  9 (abbot)", fill=INK, font=_font(12))
+    figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
+    figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
+    for i, (lines, lying, piece) in enumerate(figures):
+        ky = key_top + 12 + 34 * i
+        _figure(draw, piece, lying, x0 + 135, ky, 18, (120, 120, 120))
+        for k, line in enumerate(lines):
+            draw.text((x0 + 150, ky - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=INK, font=_font(12))
 
 
 def save_image(array: np.ndarray, path: str) -> None:

@@ -92,6 +92,17 @@ def check_areas(state: State, game: int) -> None:
                 assert counts[C_FISH] == a["fish"] and counts[C_LAKES] == a["lakes"]
 
 
+def check_frontier(state: State, game: int) -> None:
+    """The frontier holds exactly the empty cells next to a tile, each once, its slots consistent."""
+    n = int(state.frontier_len[game])
+    cells = state.frontier[game, :n]
+    assert (state.frontier[game, n:] == -1).all()
+    expected = np.flatnonzero((state.board_tile[game] < 0) & (state.need[game] != 0))
+    assert sorted(cells.tolist()) == expected.tolist()
+    assert (state.frontier_slot[game, cells] == np.arange(n)).all()
+    assert (state.frontier_slot[game] >= 0).sum() == n
+
+
 def check_mask(state: State, game: int, mask: np.ndarray) -> None:
     """Masks are never empty while the game runs, and all-False once it is over."""
     if state.phase[game] == OVER:

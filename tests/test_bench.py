@@ -12,13 +12,27 @@ from hg_env import bench
 from hg_env.cli import main
 
 
-def test_bench_core_json_line(capsys) -> None:
-    assert main(["bench", "core", "--json", "--seconds", "0.2"]) == 0
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_bench_core_json_line(capsys, ruleset: str) -> None:
+    assert main(["bench", "core", "--json", "--seconds", "0.1", "--ruleset", ruleset]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"ruleset", "decisions_per_s", "bytes_per_game"}
-    assert set(result["decisions_per_s"]) == {"1", "1024"}
-    assert all(rate > 0 for rate in result["decisions_per_s"].values())
+    assert set(result) == {"ruleset", "batches", "bytes_per_game"} and result["ruleset"] == ruleset
+    assert set(result["batches"]) == {"1", "64", "1024", "4096"}
+    for row in result["batches"].values():
+        assert row["decisions_per_cpu_s"] > 0 and row["engine_decisions_per_cpu_s"] >= row["decisions_per_cpu_s"]
     assert 0 < result["bytes_per_game"] <= 64 * 1024  # issue target: at most 64 KiB of state per game
+
+
+def test_bench_calls_counts_numpy_calls_per_decision(capsys) -> None:
+    result = bench.numpy_calls_per_decision(decisions=50)
+    assert result["decisions"] == 50 and result["step"] > 0 and result["sampler"] > 0
+
+
+def test_bench_compare_measures_another_revision_interleaved() -> None:
+    """``--compare HEAD``: this tree against its own last commit, both measured, a ratio near 1."""
+    result = bench.compare("HEAD", seconds=0.2, batches=(1,), rounds=2)
+    row = result["batches"]["1"]
+    assert row["new_per_cpu_s"] > 0 and row["old_per_cpu_s"] > 0 and row["ratio"] > 0
 
 
 def test_bench_env_json_line(capsys) -> None:
@@ -63,3 +77,20 @@ def test_bench_env_uses_pettingzoos_current_creation_api(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert set(json.loads(done.stdout)["steps_per_s"]) == {"hunters_gatherers_v0", "connect_four_v3", "chess_v6"}
+
+
+def test_bench_train_reports_learner_steps_with_and_without_lookahead(tmp_path) -> None:
+    """hgenv bench train's measurement on a tiny config: both rows, steps per wall and CPU second."""
+    pytest.importorskip("sb3_contrib")
+    from hg_env.train.throughput import learner_throughput
+
+    config = tmp_path / "t.toml"
+    config.write_text(
+        "[run]\ntorch_threads = 1\n[env]\nnum_envs = 4\n[policy]\nchannels = 8\nlayers = 1\nhidden = 16\n"
+        "[ppo]\nn_steps = 16\nbatch_size = 32\nn_epochs = 1\n[opponents]\ngreedy_weight = 0.0\n"
+        "[eval]\nevery = 0\nfinal_games = 0\n"
+    )
+    for lookahead in (False, True):
+        row = learner_throughput(config, 64, lookahead)
+        assert row["lookahead"] is lookahead and row["steps"] == 64
+        assert row["steps_per_s"] > 0 and row["steps_per_cpu_s"] > 0

@@ -47,6 +47,45 @@ GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize(("flags", "expected"), GOLDEN, ids=["hg2020-defaults", "hg2020-all-flags-flipped"])
+# Taken once the classic edition's and Carcassonne's rules tests passed (docs/rules/hg2002.md, carcassonne.md).
+GOLDEN += [
+    (
+        {"ruleset": "hg2002"},
+        {
+            "observations": "fa8d9f4a2a5a9f59",
+            "masks": "15a7a34a65036567",
+            "actions": "20adb104ae3179ac",
+            "scores": "5fbc5b872670afc9",
+            "events": "51fe362edd5595ad",
+            "lookahead": "9489f8eb5bcfe7fc",
+        },
+    ),
+    (
+        {"ruleset": "carcassonne"},
+        {
+            "observations": "89ad6d6fb4f5c302",
+            "masks": "c73db169c136d716",
+            "actions": "f31980ef441388f9",
+            "scores": "7329f36c707119f1",
+            "events": "bbaca38b7b82ecdc",
+            "lookahead": "d359682f4e954e30",
+        },
+    ),
+    (
+        {"ruleset": "carcassonne", "river": True, "abbot": False, "num_games": 8},
+        {
+            "observations": "3abddbe5ca8847f4",
+            "masks": "f400d60407c96444",
+            "actions": "1b00f3c7607226f7",
+            "scores": "1364bfcd3e382cfa",
+            "events": "d1809dfac99a6f8b",
+            "lookahead": "76372130f3099209",
+        },
+    ),
+]
+IDS = ["hg2020-defaults", "hg2020-all-flags-flipped", "hg2002", "carcassonne", "carcassonne-river-no-abbot"]
+
+
+@pytest.mark.parametrize(("flags", "expected"), GOLDEN, ids=IDS)
 def test_seeded_games_are_bit_identical(flags: dict, expected: dict) -> None:
     assert fingerprint(**flags) == expected

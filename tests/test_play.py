@@ -181,3 +181,121 @@ def test_narrow_terminals_get_the_compact_board(tmp_path: Path, monkeypatch: pyt
     session = Session(["random"], seed=4, record_path=tmp_path / "n.json", out=out)
     assert session.run(reader(answers("quit"), [])) == 0
     assert "61p1# tile 61 with a pawn of P1" in out.getvalue()
+
+
+# ---------------------------------------------------------------- the other rulesets, --resume, demo
+
+
+def test_hg2002_session_to_the_end(tmp_path: Path) -> None:
+    out = io.StringIO()
+    session = Session(["random"], seed=6, record_path=tmp_path / "k.json", out=out, ruleset="hg2002")
+    assert session.run(reader(answers("help", "pawn 99"), [])) == 0
+    text = out.getvalue()
+    assert text.startswith("Hunters & Gatherers (classic 2002/2014), 2 players")
+    assert "pawn 2        a pawn on zone 2" in text and "retake" not in text.split("Commands:")[0].split("Moves:")[1]
+    assert "$ gold nugget" in text and "bonus tiles left" in text and "menhir" not in text
+    assert "? first place tile 26; then you may put a pawn or a hut on it" in text
+    assert "Game over. Scores:" in text
+    record = json.loads((tmp_path / "k.json").read_text())
+    assert record["ruleset"] == "hg2002" and record["is_over"]
+    assert Game.from_record(record).scores == session.game.scores
+
+
+def test_carcassonne_session_with_meeples_farmers_and_the_abbot(tmp_path: Path) -> None:
+    out = io.StringIO()
+    session = Session(["random"], seed=3, record_path=tmp_path / "c.json", out=out, ruleset="carcassonne")
+    assert session.run(reader(answers("help", "pawn 1"), [])) == 0
+    text = out.getvalue()
+    assert text.startswith("Carcassonne (base game C3")
+    assert "meeple 2      a meeple on zone 2" in text and "abbot 8" in text and "retake 1 -2" in text
+    assert "? 'pawn 1' is not a move" in text, "Carcassonne has no pawns"
+    assert "a meeple as a farmer on the field (" in text and "a meeple as a knight on the city (" in text
+    assert "supply 7 meeples, 1 abbot" in text and "C city" in text
+    assert "winner:" in text and "Game over. Scores:" in text
+    record = json.loads((tmp_path / "c.json").read_text())
+    assert record["ruleset"] == "carcassonne" and record["is_over"]
+    kinds = {decision[0] for decision in record["decisions"]}
+    assert {"place", "meeple", "none"} <= kinds and "pawn" not in kinds
+    assert Game.from_record(record).scores == session.game.scores
+
+
+def carcassonne_occupy() -> Game:
+    """A Carcassonne position where P1 may put a meeple or take the abbot back (render tests' scripted game)."""
+    game = scripted_game(40, ruleset="carcassonne")
+    assert game.phase == "occupy"
+    return game
+
+
+def test_carcassonne_notation() -> None:
+    game = scripted_game(36, ruleset="carcassonne")
+    while game.phase != "occupy" or not game.legal_occupants():
+        game.step(game.legal_actions()[0])
+    kind, zone = game.legal_occupants()[0]
+    assert parse_move(game, f"{kind} {zone}") == game.layout.encode((kind, zone))
+    assert describe_move(game, game.layout.encode((kind, zone))) == "abbot 8: your abbot on the garden"
+    with pytest.raises(ValueError, match="not a move"):
+        parse_move(game, f"pawn {zone}")
+    with pytest.raises(ValueError, match="you can choose"):
+        parse_move(game, "abbot 3")
+    returning = carcassonne_occupy()
+    x, y, _ = returning.legal_retakes()[0]
+    action = parse_move(returning, f"retake {x} {y}")
+    assert action == returning.layout.encode(("retake", x, y))
+    assert describe_move(returning, action).startswith(
+        f"retake {x} {y}: take your abbot back from the garden at (-4,4), scoring 4 now"
+    )
+    with pytest.raises(ValueError, match=r"no abbot to take back at \(0,0\)"):
+        parse_move(returning, "retake 0 0")
+
+
+def test_resume_continues_a_saved_game_to_the_end(tmp_path: Path) -> None:
+    path = tmp_path / "games" / "r.json"
+    first = Session(["random"], seed=8, seat=1, record_path=path, out=io.StringIO(), ruleset="carcassonne")
+    assert first.run(reader(answers("1", "1", "1", "quit"), [])) == 0
+    saved = json.loads(path.read_text())
+    assert not saved["is_over"]
+    out = io.StringIO()
+    session = Session.resume(path, out=out)
+    assert session.seat == 1 and session.names == ["random", "you"] and session.game.ruleset == "carcassonne"
+    assert session.game.history == first.game.history
+    assert session.run(reader(answers(), [])) == 0
+    assert f"resumed after {len(saved['decisions'])} decisions" in out.getvalue()
+    record = json.loads(path.read_text())
+    assert record["is_over"] and record["decisions"][: len(saved["decisions"])] == saved["decisions"]
+    assert record["players"] == ["random", "you"] and record["meta"]["human_seat"] == 1
+    assert Game.from_record(record).scores == session.game.scores
+
+
+def test_cli_resume_refuses_finished_corrupt_and_foreign_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    finished = scripted_game(400, ruleset="hg2002")
+    assert finished.is_over
+    (tmp_path / "done.json").write_text(json.dumps(finished.to_record(players=["you", "random"])))
+    corrupt = finished.to_record(players=["you", "random"])
+    corrupt["decisions"][3] = ["place", 99, 99, 0]
+    (tmp_path / "bad.json").write_text(json.dumps(corrupt))
+    unfinished = scripted_game(10, ruleset="hg2002")
+    (tmp_path / "tour.json").write_text(json.dumps(unfinished.to_record(players=["greedy", "random"])))
+    (tmp_path / "bob.json").write_text(json.dumps(unfinished.to_record(players=["you", "bob"])))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    for name, message in [
+        ("done.json", "is a finished game"),
+        ("bad.json", "corrupt record: decision 3"),
+        ("tour.json", "names no human seat"),
+        ("bob.json", "must be agent specs: unknown agent 'bob'"),
+        ("missing.json", "no such record file"),
+    ]:
+        before = (tmp_path / name).read_text() if (tmp_path / name).exists() else None
+        assert main(["play", "--resume", str(tmp_path / name)]) == 2, name
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+        assert ((tmp_path / name).read_text() if before is not None else None) == before
+
+
+def test_demo_prints_sentences(capsys: pytest.CaptureFixture) -> None:
+    assert main(["demo", "--ruleset", "carcassonne", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "completed city of 2 tiles" in text and "took the abbot back from a" in text
+    assert "unfinished monastery with" in text and "winner: P0 with" in text
+    assert "scorers=" not in text and "_SCORED" not in text

@@ -7,6 +7,7 @@ Regenerate the golden files after an intended change with::
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,16 +21,20 @@ from hg_env.core.ruleset import get_ruleset
 from hg_env.core.tiles import ANIMALS
 from hg_env.render import (
     CANCEL_COLOR,
+    COAT_COLOR,
+    GOLD_COLOR,
     PANEL_WIDTH,
     PLAYER_COLORS,
     _content_spots,
     board_bounds,
     board_layout,
+    describe_event,
     render_ansi,
     render_rgb,
     tile_geometry,
     tile_zones,
     zone_raster,
+    zone_summary,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -40,13 +45,31 @@ REGULAR_DECK = [
     30, 55, 49, 31, 42, 48, 27, 2, 19, 22, 1, 24, 25, 6, 10, 28, 53, 40, 21, 69, 46, 71, 73, 8, 16, 36,
 ]  # fmt: skip
 MENHIR_DECK = [94, 88, 79, 90, 81, 91, 83, 93, 87, 80, 85, 89, 86, 84, 92, 82]
+HG2002_DECK = [
+    19, 48, 7, 72, 62, 10, 63, 75, 36, 34, 74, 45, 12, 22, 16, 27, 42, 30, 25, 33, 5, 53, 38, 8, 39, 71,
+    61, 51, 37, 29, 6, 52, 59, 2, 76, 47, 44, 58, 15, 66, 57, 4, 68, 46, 70, 18, 24, 9, 23, 77, 65, 13,
+    55, 69, 28, 40, 43, 67, 32, 1, 73, 35, 31, 26, 3, 64, 41, 20, 60, 78, 50, 21, 56, 54, 14, 49, 11, 17,
+]  # fmt: skip
+BONUS_DECK = [89, 87, 81, 82, 86, 83, 85, 84, 79, 90, 88, 80]  # the shrine and the fire first
+# The river's tiles (the lake 83 last), then the land tiles (with river=True the start tile 0 is one of them).
+CARCASSONNE_RIVER_DECK = [
+    76, 79, 73, 80, 77, 74, 75, 82, 78, 81, 83, 36, 62, 49, 58, 29, 42, 41, 55, 21, 47, 61, 52, 18, 3, 24,
+    37, 48, 60, 54, 30, 26, 10, 28, 67, 15, 69, 2, 20, 63, 45, 68, 46, 35, 31, 13, 23, 39, 51, 19, 32, 12,
+    65, 0, 6, 8, 11, 44, 14, 56, 1, 5, 25, 40, 34, 64, 53, 4, 16, 59, 7, 50, 43, 66, 17, 57, 22, 27, 33, 71,
+    70, 9, 38,
+]  # fmt: skip
+DECKS = {
+    "hg2020": {"regular_deck": REGULAR_DECK, "menhir_deck": MENHIR_DECK},
+    "hg2002": {"regular_deck": HG2002_DECK, "bonus_deck": BONUS_DECK},
+    "carcassonne": {"regular_deck": CARCASSONNE_RIVER_DECK, "river": True},
+}
 
 SIDE_TYPE, TILE_ZONE = get_ruleset("hg2020").tiles.SIDE_TYPE, get_ruleset("hg2020").tiles.TILE_ZONE
 
 
-def scripted_game(decisions: int, num_players: int = 2) -> Game:
+def scripted_game(decisions: int, num_players: int = 2, ruleset: str = "hg2020") -> Game:
     """A deterministic game: fixed decks, a fixed choice rule, occupants whenever possible."""
-    game = Game(num_players, regular_deck=REGULAR_DECK, menhir_deck=MENHIR_DECK)
+    game = Game(num_players, ruleset=ruleset, **DECKS[ruleset])
     for i in range(decisions):
         if game.is_over:
             break
@@ -149,12 +172,14 @@ def test_image_differs_only_where_one_tile_changes(game: Game) -> None:
 
 
 def test_cancelled_animals_are_crossed_out(game: Game) -> None:
-    tile, x, y, rot = next(t for t in game.placed_tiles() if any(z.get("animals") for z in tile_zones(t[0]).values()))
-    local, zone = next((z, zone) for z, zone in tile_zones(tile).items() if zone.get("animals"))
+    tile, x, y, rot = next(
+        t for t in game.placed_tiles() if any(z.get("animals") for z in tile_zones("hg2020", t[0]).values())
+    )
+    local, zone = next((z, zone) for z, zone in tile_zones("hg2020", tile).items() if zone.get("animals"))
     trapped = game.copy()
     trapped.state.cancelled[0, TILE_ZONE[tile, local], ANIMALS.index(zone["animals"][0])] = 1
     picture = render_rgb(trapped)
-    spot = _content_spots(tile, rot, local)["animals"][0]
+    spot = _content_spots("hg2020", tile, rot, local)["animals"][0]
     cx, cy = board_layout(trapped).point(x, y, spot)
     assert tuple(picture[cy, cx]) == CANCEL_COLOR
     assert "x" in render_ansi(trapped).split("legend:")[0]
@@ -163,9 +188,9 @@ def test_cancelled_animals_are_crossed_out(game: Game) -> None:
 def test_every_zone_has_its_occupant_spot_on_itself() -> None:
     for tile in range(95):
         for rot in (0, 3):
-            geometry = tile_geometry(tile, rot)
-            raster = zone_raster(tile, rot, 64)
-            for local, zone in tile_zones(tile).items():
+            geometry = tile_geometry("hg2020", tile, rot)
+            raster = zone_raster("hg2020", tile, rot, 64)
+            for local, zone in tile_zones("hg2020", tile).items():
                 spot = geometry.occupant_at[local]
                 assert ((spot > 0) & (spot < 1)).all()
                 if zone["type"] != "lake":  # huts stand on the lake's shore
@@ -188,3 +213,198 @@ def test_core_imports_without_pillow_and_names_the_extra() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "hg-env[render]" in result.stdout
+
+
+# ---------------------------------------------------------------- the other rulesets: hg2002, carcassonne
+
+
+@pytest.fixture(scope="module", params=["hg2002", "carcassonne"])
+def other(request: pytest.FixtureRequest) -> Game:
+    """40 decisions of a scripted classic game (a bonus tile with the shrine on the board) or a Carcassonne
+    game with the river (knights, highwaymen, farmers, monks and an abbot on the board)."""
+    return scripted_game(40, ruleset=request.param)
+
+
+def test_other_rulesets_ansi_match_golden(other: Game) -> None:
+    check_golden(f"ansi_board_{other.ruleset}.txt", render_ansi(other, names=["alice", "bob"]))
+
+
+def test_carcassonne_compact_ansi_matches_golden() -> None:
+    check_golden(
+        "ansi_board_carcassonne_compact.txt", render_ansi(scripted_game(40, ruleset="carcassonne"), compact=True)
+    )
+
+
+def test_hg2002_text_names_gold_bonus_tiles_and_the_shrine() -> None:
+    game = scripted_game(40, ruleset="hg2002")
+    text = render_ansi(game)
+    board, legend = text.split("legend:")
+    assert "$" in board and "Sr" in board and "Vo" in board, "gold, the shrine (bonus tile 89), the volcano"
+    assert "$ gold nugget" in legend and "Sr shrine" in legend and "Fi fire" in legend
+    assert "bonus tiles left" in text and "menhir" not in text
+    assert "^ menhir" not in text
+
+
+def test_carcassonne_text_board_and_status() -> None:
+    game = scripted_game(40, ruleset="carcassonne")
+    text = render_ansi(game)
+    board, legend = text.split("legend:")
+    for seat, kind, *_ in game.occupants():
+        assert f"{kind[0]}{seat}@" in board
+    assert board.count("@") == len(game.occupants())
+    assert "a1@M" in board or "a1@G" in board, "the abbot of P1 stands on a monastery or garden"
+    assert "=" in board and "C" in board and "~" in board, "roads, cities and the river"
+    assert "= road" in legend and "C city" in legend and "S coat of arms" in legend
+    assert "supply 0 meeples, 1 abbot" in text
+    assert "P1 may take back their abbot from (-4,4)" in text, "no figure left, only the abbot's return"
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_the_zones_of_a_tile_read_apart(ruleset: str) -> None:
+    """The occupy listing tells two meadows / fields of one tile apart (sides, half sides, lakes' rivers)."""
+    for tile in range(get_ruleset(ruleset).tiles.num_tiles):
+        texts = [zone_summary(ruleset, tile, z, 1) for z in tile_zones(ruleset, tile)]
+        assert len(set(texts)) == len(texts), (tile, texts)
+    assert zone_summary("carcassonne", 74, 1, 0) == "field (En, Wn) next to city 0"
+    assert zone_summary("carcassonne", 74, 3, 0) == "field (Es, Ws) next to city 4"
+    assert zone_summary("hg2002", 0, 2, 0) == "meadow (Ws)"
+
+
+def test_other_occupants_in_their_players_colours(other: Game) -> None:
+    assert len({seat for seat, *_ in other.occupants()}) == 2
+    picture = render_rgb(other)
+    layout = board_layout(other)
+    for seat, _, x, y, local in other.occupants():
+        px, py = layout.occupant_pixel(other, x, y, local)
+        assert tuple(picture[py, px]) == PLAYER_COLORS[seat]
+
+
+def test_farmers_lie_knights_stand_and_the_abbot_wears_a_hood() -> None:
+    game = scripted_game(40, ruleset="carcassonne")
+    picture = render_rgb(game, tile_px=160)
+    layout = board_layout(game, tile_px=160)
+    half = 160 * 0.3 / 2  # a figure's half size (render._figure_size)
+
+    def color(cx: int, cy: int, dx: float, dy: float) -> tuple:
+        return tuple(picture[round(cy + dy * half), round(cx + dx * half)])
+
+    seen = set()
+    for seat, kind, x, y, local in game.occupants():
+        cx, cy = layout.occupant_pixel(game, x, y, local)
+        zone = tile_zones("carcassonne", game.tile_at(x, y)[0])[local]["type"]
+        player = PLAYER_COLORS[seat]
+        if kind == "abbot":
+            assert color(cx, cy, 0, -0.66) == (240, 205, 170), "the abbot's face under its hood"
+            seen.add("abbot")
+        elif zone == "field":  # the head to the east, the legs apart to the west
+            assert color(cx, cy, 0.7, 0) == player and color(cx, cy, -0.8, 0) != player
+            seen.add("farmer")
+        else:  # the head up, the legs apart below
+            assert color(cx, cy, 0, -0.7) == player and color(cx, cy, 0, 0.8) != player
+            seen.add("standing")
+    assert seen == {"abbot", "farmer", "standing"}
+
+
+def test_other_image_differs_only_where_one_tile_changes(other: Game) -> None:
+    sides = other.rules.spec.tiles.SIDE_TYPE
+    last = other.rules.board.xy(int(other.state.last_cell[0]))
+    _, x, y, rot = next(
+        (t, x, y, r)
+        for t, x, y, r in other.placed_tiles()
+        if (x, y) != last and (sides[t, r] != sides[t, (r + 1) % 4]).any()
+    )
+    turned = other.copy()
+    turned.state.board_rot[0, other.rules.board.cell(x, y)] = (rot + 1) % 4
+    changed = np.argwhere((render_rgb(other) != render_rgb(turned)).any(axis=2))
+    assert len(changed), "turning a tile must change the picture"
+    layout = board_layout(other)
+    ox, oy = layout.cell_origin(x, y)
+    (top, left), (bottom, right) = changed.min(axis=0), changed.max(axis=0)
+    assert ox - 2 <= left and right <= ox + layout.tile_px + 1 and oy - 2 <= top and bottom <= oy + layout.tile_px + 1
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "key", "color"), [("hg2002", "gold", GOLD_COLOR), ("carcassonne", "pennants", COAT_COLOR)]
+)
+def test_gold_and_coats_of_arms_are_drawn(ruleset: str, key: str, color: tuple) -> None:
+    """Every placed tile with gold nuggets (coats of arms) shows the gold (the blue shield) on its cell."""
+    game = scripted_game(40, ruleset=ruleset)
+    picture = render_rgb(game)
+    layout = board_layout(game)
+    marked = [(x, y) for t, x, y, _ in game.placed_tiles() if any(z.get(key) for z in tile_zones(ruleset, t).values())]
+    assert marked, f"the scripted {ruleset} game should show {key}"
+    for x, y in marked:
+        ox, oy = layout.cell_origin(x, y)
+        cell = picture[oy : oy + layout.tile_px, ox : ox + layout.tile_px]
+        assert (cell == color).all(axis=2).any(), (x, y)
+
+
+@pytest.mark.parametrize("ruleset", ["hg2002", "carcassonne"])
+def test_every_zone_of_other_rulesets_has_its_occupant_spot_on_itself(ruleset: str) -> None:
+    for tile in range(get_ruleset(ruleset).tiles.num_tiles):
+        rot = tile % 4  # one rotation a tile, each rotation on a quarter of the tiles (the time)
+        geometry = tile_geometry(ruleset, tile, rot)
+        raster = zone_raster(ruleset, tile, rot, 64)
+        for local, zone in tile_zones(ruleset, tile).items():
+            if ruleset == "carcassonne" and zone["type"] == "river":  # nobody stands on it (V1.8)
+                assert local not in geometry.occupant_at
+                continue
+            spot = geometry.occupant_at[local]
+            assert ((spot > 0) & (spot < 1)).all()
+            if zone["type"] != "lake":
+                col, row = (spot * 64).astype(int)
+                assert raster[row, col] == local, f"{ruleset} tile {tile} r{rot} zone {local}"
+
+
+def test_caches_are_per_ruleset() -> None:
+    """The same tile id is another tile in each ruleset; nothing leaks from one to the other."""
+    assert tile_zones("hg2020", 0) != tile_zones("carcassonne", 0)
+    assert "city" in zone_summary("carcassonne", 0, 0) and "city" not in zone_summary("hg2020", 0, 0)
+    hg = zone_raster("hg2020", 0, 0, 32)
+    carcassonne = zone_raster("carcassonne", 0, 0, 32)
+    assert not np.array_equal(hg, carcassonne)
+    assert np.array_equal(zone_raster("hg2020", 0, 0, 32), hg)
+
+
+@pytest.mark.parametrize(
+    ("event", "sentence"),
+    [
+        (
+            {"type": "BONUS_EXTRA_TURN", "player": 1, "tileIds": [0, 6]},
+            "P1 closed a forest with gold: a bonus tile turn",
+        ),
+        (
+            {"type": "CITY_SCORED", "coats": 1, "scorers": [0, 1], "points": 8, "tileCount": 3, "tileIds": [1, 2, 3]},
+            "P0 & P1 +8: completed city of 3 tiles, 1 coat of arms",
+        ),
+        (
+            {"type": "CITY_SCORED", "coats": 2, "scorers": [0], "points": 3, "tileCount": 1, "complete": False},
+            "P0 +3: unfinished city of 1 tile, 2 coats of arms",
+        ),
+        ({"type": "ROAD_SCORED", "scorers": [1], "points": 3, "tileCount": 3}, "P1 +3: completed road of 3 tiles"),
+        (
+            {"type": "MONASTERY_SCORED", "scorers": [0], "points": 9, "neighbours": 8, "complete": True, "tile": 1},
+            "P0 +9: completed monastery",
+        ),
+        (
+            {"type": "GARDEN_SCORED", "scorers": [1], "points": 4, "neighbours": 3, "complete": np.False_},
+            "P1 +4: unfinished garden with 3 neighbours",
+        ),
+        (
+            {"type": "ABBOT_RETURNED", "player": 0, "points": 3, "feature": "garden", "neighbours": 2},
+            "P0 took the abbot back from a garden: +3 (2 neighbours)",
+        ),
+        (
+            {"type": "FIELD_SCORED", "scorers": [0], "points": 6, "cities": 2},
+            "P0 +6: farmers of a field next to 2 completed cities",
+        ),
+    ],
+)
+def test_event_sentences(event: dict, sentence: str) -> None:
+    assert describe_event(event) == sentence
+
+
+def test_carcassonne_events_are_json_data() -> None:
+    game = scripted_game(400, ruleset="carcassonne")
+    assert game.is_over and any(e["type"] in ("MONASTERY_SCORED", "GARDEN_SCORED") for e in game.events)
+    json.dumps(game.events)

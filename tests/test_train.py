@@ -111,7 +111,7 @@ def positions(count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------- config
 
 
-@pytest.mark.parametrize("name", ["tiny", "quick", "default", "long", "throughput"])
+@pytest.mark.parametrize("name", ["tiny", "quick", "default", "long", "throughput", "rllib_quick", "rllib_throughput"])
 def test_shipped_configs_are_valid_and_round_trip(name: str) -> None:
     config = load_config(ROOT / "configs" / f"{name}.toml")
     assert config.run.name == name

@@ -3,8 +3,8 @@
     hgenv train --config configs/default.toml
 
 The file has one table per dataclass below (``[run]``, ``[env]``, ``[policy]``,
-``[ppo]``, ``[opponents]``, ``[imitation]``, ``[eval]``); the field comments are
-the documentation, bounds included (``1..4096``: integers from 1 to 4096;
+``[ppo]``, ``[opponents]``, ``[imitation]``, ``[eval]``, ``[ray]``); the field
+comments are the documentation, bounds included (``1..4096``: integers from 1 to 4096;
 ``(0, 1]``: numbers above 0, up to 1). A key left out takes the default written
 here, and the run directory keeps a copy of the fully resolved file
 (``config.toml``), so a run never depends on defaults that might change later.
@@ -36,6 +36,7 @@ from hg_env.core.ruleset import RULESETS
 from hg_env.core.search import ESTIMATE_FEATURES, LOOKAHEAD_FEATURES
 
 REWARDS = ("win", "score_diff", "score")
+BACKENDS = ("sb3", "rllib")
 MAX_ROLLOUT_BYTES = 16 * 2**30  # observations and masks of one rollout (ppo.n_steps * env.num_envs decisions)
 
 
@@ -78,6 +79,10 @@ class RunConfig:
     """What to run and where."""
 
     name: str = "run"  # the run directory is <out_dir>/<name>: a plain folder name (no / or \, not . or .., no NUL)
+    # "sb3": sb3-contrib MaskablePPO in this process against the opponent pool (hg_env.train.train);
+    # "rllib": RLlib PPO on Ray, every seat played by the learner (self-play; hg_env.train.rllib_ppo,
+    # which reads [ray] and not [opponents])
+    backend: str = "sb3"
     out_dir: str = "runs"  # any folder (no NUL)
     seed: int = bounded(0, 0, 2**32 - 1)  # 0..2**32-1; seeds games, network and PPO: a run is reproducible on 1 thread
     total_timesteps: int = bounded(100_000, 1, 10**9)  # 1..10**9 learner decisions (environment steps) of PPO
@@ -178,6 +183,16 @@ class EvalConfig:
 
 
 @dataclass
+class RayConfig:
+    """Where ``run.backend = "rllib"`` runs (hg_env.train.rllib_ppo). The ``env.num_envs`` games are
+    split evenly among the env runners; the learner runs in this process."""
+
+    address: str = ""  # "": a local Ray instance on this machine; "auto" or "HEAD:6379": a running cluster
+    num_cpus: int = bounded(0, 0, 100_000)  # 0..100000 CPUs of the local instance (0: all); unused with an address
+    num_env_runners: int = bounded(2, 0, 100_000)  # 0..100000 Ray actors playing games, one CPU each; 0: this process
+
+
+@dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
@@ -186,6 +201,7 @@ class TrainConfig:
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def rules(self) -> Rules:
         """The game's rules: ``env.ruleset`` with the flags of ``env.rules``."""
@@ -314,8 +330,10 @@ def _check(c: TrainConfig) -> None:
     r, e, p, o, im, ev = c.run, c.env, c.ppo, c.opponents, c.imitation, c.eval
     check_folder_name(r.name, "run.name")
     _require(bool(r.out_dir) and "\0" not in r.out_dir, "run.out_dir", "a folder (not empty, no NUL)", r.out_dir)
+    _require(r.backend in BACKENDS, "run.backend", f"one of {BACKENDS}", r.backend)
+    if r.backend == "rllib":
+        _check_rllib(c)
     _require(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
-    _require(e.reward_scale > 0, "env.reward_scale", "> 0", e.reward_scale)
     _require(e.ruleset in RULESETS, "env.ruleset", f"one of {RULESETS}", e.ruleset)
     if "ruleset" in e.rules:
         raise ConfigError("env.rules: give the ruleset as env.ruleset, not inside env.rules")
@@ -356,6 +374,19 @@ def _check(c: TrainConfig) -> None:
                 make_agent(spec)
             except ValueError as err:
                 raise ConfigError(f"eval.opponents: {err}") from None
+
+
+def _check_rllib(c: TrainConfig) -> None:
+    """What the RLlib backend needs (hg_env.train.rllib_ppo)."""
+    _require(not c.policy.lookahead, "policy.lookahead", 'false with run.backend = "rllib"', c.policy.lookahead)
+    _require(c.imitation.decisions == 0, "imitation.decisions", '0 with run.backend = "rllib"', c.imitation.decisions)
+    runners = c.ray.num_env_runners
+    _require(
+        c.env.num_envs % max(runners, 1) == 0,
+        "env.num_envs",
+        f"a multiple of ray.num_env_runners = {runners} (each runner plays the same number of games)",
+        c.env.num_envs,
+    )
 
 
 def _decision_bytes(rules: Rules, lookahead: bool) -> int:

@@ -119,21 +119,29 @@ def deck_seeds(seed: int, decks: int) -> list[int]:
 
 
 def play_games(
-    agent: Agent, opponent: Agent, games: int, seed: int = 0, num_players: int = 2, rules: Rules | None = None
+    agent: Agent,
+    opponent: Agent,
+    games: int,
+    seed: int = 0,
+    num_players: int = 2,
+    rules: Rules | None = None,
+    decks: slice = slice(None),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``games`` (rounded up to a multiple of ``num_players``) at once.
 
+    ``decks`` plays only those deck orders of the evaluation (a task of ``hgenv evaluate
+    --ray``); the agents' generators then start from the chunk's first deck.
     Returns the final scores [G, players] and the agent's seat [G]."""
     rules = rules or Rules()
-    decks = math.ceil(games / num_players)
-    seeds = deck_seeds(seed, decks)
-    total = decks * num_players
+    seeds = deck_seeds(seed, math.ceil(games / num_players))[decks]
+    total = len(seeds) * num_players
     state = engine.new_games(
         num_players, rules, seeds=[seeds[g // num_players] for g in range(total)], record_events=False
     )
     seats = np.arange(total) % num_players
-    agent.reset(seed)
-    opponent.reset(seed + 1)
+    first = 2 * (decks.start or 0)  # 0 for the whole evaluation: its seeds as they always were
+    agent.reset(seed + first)
+    opponent.reset(seed + first + 1)
     while True:
         live = state.phase != OVER
         if not live.any():
@@ -150,11 +158,25 @@ def play_games(
 
 
 def evaluate(
-    agent: Agent, opponent_spec: str, games: int, seed: int = 0, num_players: int = 2, rules: Rules | None = None
+    agent: Agent,
+    opponent_spec: str,
+    games: int,
+    seed: int = 0,
+    num_players: int = 2,
+    rules: Rules | None = None,
+    ray_address: str | None = None,
 ) -> EvalResult:
-    """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring)."""
+    """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring).
+
+    ``ray_address`` plays the decks in chunks as Ray tasks ("" for a local Ray instance;
+    hg_env.train.distributed)."""
     opponent = make_agent(opponent_spec, seed=seed + 1)
-    scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
+    if ray_address is None:
+        scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
+    else:
+        from hg_env.train import distributed
+
+        scores, seats = distributed.evaluation_games(agent, opponent, games, seed, num_players, rules, ray_address)
     return EvalResult.from_games(opponent_spec, scores, seats)
 
 
@@ -254,11 +276,14 @@ def main(args) -> int:
     agent = make_agent(f"policy:path={args.model}" + (f",ruleset={args.ruleset}" if args.ruleset else ""))
     reach = (agent.board_shape[-1] - 1) // 2  # the board the model was trained on
     rules = Rules(ruleset=agent.ruleset or DEFAULT_RULESET, board_reach=reach)
+    where = "" if args.ray is None else f", on Ray ({args.ray or 'a local instance'})"
     if not args.json:
-        print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}")
+        print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}{where}")
     results = {}
     for spec in args.opponents:
-        results[spec] = evaluate(agent, spec, args.games, seed=args.seed, num_players=args.players, rules=rules)
+        results[spec] = evaluate(
+            agent, spec, args.games, seed=args.seed, num_players=args.players, rules=rules, ray_address=args.ray
+        )
         print(json.dumps(asdict(results[spec])) if args.json else "  " + results[spec].line(), flush=True)
     if not args.json:
         print("\n" + evaluation_table(results), end="")

@@ -21,6 +21,12 @@ Files in ``--out``
     ``summary.md``      ratings, pairwise win rates (95% Wilson intervals), mean scores, time
     ``ratings.csv``, ``winrates.csv``, ``ratings.png``
 
+Parallel games
+    ``--workers N`` plays N games at once in processes of this machine; ``--ray
+    [ADDRESS]`` plays every game as a Ray task, on a local Ray instance or a
+    cluster (hg_env.train.distributed), writing the same ``games.jsonl`` in
+    schedule order.
+
 Resuming
     Run the same command again: finished games are read back from
     ``games.jsonl`` and skipped; a line cut short by a kill is dropped (that
@@ -263,7 +269,12 @@ def _play_in_worker(game_spec: ScheduledGame) -> dict:
     return play_game(game_spec, _WORKER_AGENTS)
 
 
-def _results(todo: list[ScheduledGame], workers: int) -> Iterator[dict]:
+def _results(todo: list[ScheduledGame], workers: int, ray_address: str | None) -> Iterator[dict]:
+    if ray_address is not None:
+        from hg_env.train import distributed
+
+        yield from distributed.tournament_results(todo, ray_address)
+        return
     if workers <= 1:
         agents: dict[str, Agent] = {}
         for game_spec in todo:
@@ -283,11 +294,15 @@ def run_tournament(
     progress: bool = True,
     plot: bool = True,
     max_games: int | None = None,
+    ray_address: str | None = None,
 ) -> ratings.Summary:
     """Play the scheduled games not yet in ``out``, writing each as it finishes; then the tables.
 
-    ``max_games`` stops after that many new games (the rest can be resumed).
+    ``max_games`` stops after that many new games (the rest can be resumed). ``ray_address``
+    plays them as Ray tasks ("" for a local Ray instance; hg_env.train.distributed).
     """
+    if ray_address is not None and workers > 1:
+        raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
     for spec in config.agents:  # fail early, naming the bad spec
         make_agent(spec)
     out = Path(out)
@@ -322,7 +337,7 @@ def run_tournament(
     last_summary = time.monotonic()
     try:
         with games_path.open("a", encoding="utf-8") as f:
-            for result in _results(todo, workers):
+            for result in _results(todo, workers, ray_address):
                 f.write(json.dumps(result) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -355,12 +370,13 @@ def main(args) -> int:
         print((out / "summary.md").read_text(encoding="utf-8"))
         return 0
     planned = len(schedule(config))
+    where = "" if args.ray is None else f" on Ray ({args.ray or 'a local instance'})"
     print(
         f"tournament: {len(tables(config))} table(s) x {config.decks * config.players} games "
-        f"({config.decks} decks x {config.players} seatings) = {planned} games -> {out}"
+        f"({config.decks} decks x {config.players} seatings) = {planned} games{where} -> {out}"
     )
     try:
-        run_tournament(config, out, workers=args.workers, plot=not args.no_plot)
+        run_tournament(config, out, workers=args.workers, plot=not args.no_plot, ray_address=args.ray)
     except KeyboardInterrupt:
         done = len(read_results(out / GAMES_FILE))
         print(f"\ninterrupted: {done} finished games are kept in {out / GAMES_FILE}; run the same command to resume")

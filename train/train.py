@@ -668,6 +668,10 @@ def main(args) -> int:
     if args.total_timesteps is not None:
         overrides["total_timesteps"] = args.total_timesteps
     config = load_config(args.config, {"run": overrides})
+    if config.run.backend == "rllib":
+        from hg_env.train import rllib_ppo
+
+        return rllib_ppo.main(config, args)
     try:
         run_dir = train(config, resume=args.resume, progress=not args.no_progress)
     except KeyboardInterrupt:

@@ -126,11 +126,24 @@ def _layout(ruleset: str, reach: int) -> ActionLayout:
     return ActionLayout(spec, board, 0, occupy, tuple(kinds), retake, pit, none, none + 1)
 
 
+@cache
+def _rules_layout(rules: Rules) -> ActionLayout:
+    return _layout(rules.ruleset, rules.reach)
+
+
 def action_layout(rules: Rules | int | None = None, ruleset: str = DEFAULT_RULESET) -> ActionLayout:
     """The action layout of games with these rules (or of ``ruleset`` on a board of this reach)."""
     if isinstance(rules, Rules):
-        return _layout(rules.ruleset, rules.reach)
+        return _rules_layout(rules)  # Rules hash once: a dictionary lookup per call
     return _layout(ruleset, 12 if rules is None else int(rules))
+
+
+def sample_rows(indptr: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random action per row of compressed legal actions (``engine.legal_actions``);
+    -1 for empty rows. Draws exactly what ``sample_uniform`` draws from the same rows as a mask."""
+    counts = np.diff(indptr)
+    pick = indptr[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+    return np.where(counts > 0, actions[np.minimum(pick, len(actions) - 1)] if len(actions) else -1, -1)
 
 
 def sample_uniform(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -187,6 +187,9 @@ class Partition:
         ``lake_fish`` is ``AreaTables.lake_fish_by_byte`` of the game's tiles."""
         if not len(g):
             return
+        if self.parent.shape[0] == 1:  # a batch of one game (the single-game env): Python bookkeeping
+            self._union_one(a.tolist(), b.tolist(), lake_fish)
+            return
         n, num_zones = len(g), self.parent.shape[1]
         gg = np.concatenate([g, g])
         keys_ab = gg * num_zones + self.parent[gg, np.concatenate([a, b])]
@@ -204,6 +207,48 @@ class Partition:
         lakes = bits[grown, LAKE_BITS]
         if lakes.any():  # only river areas flowing into lakes have any
             sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
+
+    def _union_one(self, a: list[int], b: list[int], lake_fish: np.ndarray) -> None:
+        """``union`` in a partition of one game: the same roots, sums and labels, with the component
+        bookkeeping in Python (a tile joins a handful of zones) and a few array calls."""
+        parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
+        pairs = parent[a + b].tolist()
+        ra, rb = pairs[: len(a)], pairs[len(a) :]
+        link: dict[int, int] = {}
+
+        def top(k: int) -> int:
+            while link.setdefault(k, k) != k:
+                k = link[k]
+            return k
+
+        for x, y in zip(ra, rb):
+            tx, ty = top(x), top(y)
+            if tx != ty:
+                link[ty] = tx
+        groups: dict[int, list[int]] = {}
+        for k in link:
+            groups.setdefault(top(k), []).append(k)
+        size = sums[:, SIZE]
+        winner = {}
+        for group in groups.values():  # the largest tree survives, ties to the smallest zone (as union)
+            best = max(group, key=lambda k: (size[k], -k))
+            winner.update(dict.fromkeys(group, best))
+        moved = [k for k, w in winner.items() if k != w]
+        if moved:
+            into = [winner[k] for k in moved]
+            np.add.at(sums, into, sums[moved])
+            np.bitwise_or.at(bits, into, bits[moved])
+        for x in ra:  # each pair is one matched side segment: 2 fewer open connections
+            sums[winner[x], OPEN] -= 2
+        if moved:
+            remap = np.arange(len(parent), dtype=parent.dtype)
+            remap[moved] = into
+            parent[:] = remap[parent]
+            grown = sorted(set(into))
+            sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
+            lakes = bits[grown, LAKE_BITS]
+            if lakes.any():
+                sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)

@@ -49,6 +49,7 @@ from hg_env.core.state import (
 from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_FOREST, Z_RIVER
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
+_ROW_ZERO = np.zeros(1, dtype=np.int64)  # the one game of a single-game state (read-only use)
 
 
 # ---------------------------------------------------------------- setup
@@ -98,36 +99,88 @@ def reset_games(state: State, games: np.ndarray, seeds: list[int | None], num_pl
 # ---------------------------------------------------------------- decisions
 
 
-def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarray:
-    """[B, A] bool: the legal actions of each game (all False once it is over).
+def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The legal actions of each game (or of ``games``, in that order) as compressed rows: game i's
+    actions, in increasing order, are ``actions[indptr[i]:indptr[i + 1]]`` (none once it is over).
 
-    With ``games``, only those games: [len(games), A], rows in that order."""
+    A game has tens of legal actions, not thousands: this is what samplers and searches read;
+    ``legal_action_mask`` spreads it over the flat action space."""
     layout = action_layout(state.rules)
+    if games is None and state.batch_size == 1 and state.phase[0] == PLACE:  # one game placing: the common call
+        slot, rot = state.place_fits[0, : state.frontier_len[0]].nonzero()
+        action = np.sort(4 * state.frontier[0, slot].astype(np.int64) + rot)
+        return np.array([0, len(action)]), action
     if games is None:
         count = state.batch_size
-        rows, wanted = np.arange(count), np.zeros(count, dtype=np.int64)
+        rows, wanted = (
+            _ROW_ZERO if count == 1 else np.arange(count),
+            _ROW_ZERO if count == 1 else np.zeros(count, np.int64),
+        )
     else:
         games = np.asarray(games, dtype=np.intp)
         count = len(games)
         rows = np.full(state.batch_size, -1, dtype=np.int64)
         rows[games] = np.arange(count)
         wanted = np.where(rows >= 0, 0, -1)  # _by_phase groups the games given a non-negative action
-    mask = np.zeros((count, layout.size), dtype=bool)
+    parts_rows, parts_actions = [], []
     for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
         if phase == PLACE:
-            mask[r, : layout.occupy] = state.place_mask[g].reshape(len(g), -1)
+            width = int(state.frontier_len[g].max())
+            gi, slot, rot = state.place_fits[g, :width].nonzero()
+            parts_rows.append(r[gi])
+            parts_actions.append(4 * state.frontier[g[gi], slot].astype(np.int64) + rot)
         elif phase == OCCUPY:
-            mask[r, layout.occupy : layout.retake] = state.occupy_mask[g]
+            gi, k = state.occupy_mask[g].nonzero()
+            parts_rows.append(r[gi])
+            parts_actions.append(layout.occupy + k)
         if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
-            gi, ti = np.nonzero(takeable(state, g, phase))
-            mask[r[gi], layout.retake + state.tile_cell[g[gi], ti].astype(np.intp)] = True
+            gi, ti = takeable(state, g, phase).nonzero()
+            parts_rows.append(r[gi])
+            parts_actions.append(layout.retake + state.tile_cell[g[gi], ti].astype(np.int64))
         elif phase == PIT_TRAP:
-            k = np.arange(layout.none - layout.pit)
-            mask[r, layout.pit : layout.none] = (k >= state.pit_range[g, :1]) & (k <= state.pit_range[g, 1:])
+            lo, hi = state.pit_range[g, 0].astype(np.int64), state.pit_range[g, 1].astype(np.int64)
+            choices = hi - lo + 1
+            gi = np.repeat(np.arange(len(g)), choices)
+            parts_rows.append(r[gi])
+            parts_actions.append(
+                layout.pit + lo[gi] + np.arange(len(gi)) - np.repeat(np.cumsum(choices) - choices, choices)
+            )
         if phase in (OCCUPY, RETAKE):
-            mask[r, layout.none] = True
+            parts_rows.append(r)
+            parts_actions.append(np.full(len(g), layout.none, dtype=np.int64))
+    if not parts_rows:
+        return np.zeros(count + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if count == 1:  # one game: its actions in order
+        action = np.sort(np.concatenate(parts_actions) if len(parts_actions) > 1 else parts_actions[0])
+        return np.array([0, len(action)]), action
+    row = np.concatenate(parts_rows)
+    action = np.concatenate(parts_actions)
+    order = np.argsort(row * layout.size + action, kind="stable")  # by game, then by action
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=count), out=indptr[1:])
+    return indptr, action[order]
+
+
+def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarray:
+    """[B, A] bool: the legal actions of each game (all False once it is over).
+
+    With ``games``, only those games: [len(games), A], rows in that order."""
+    indptr, actions = legal_actions(state, games)
+    count = len(indptr) - 1
+    mask = np.zeros((count, action_layout(state.rules).size), dtype=bool)
+    mask[np.repeat(np.arange(count), np.diff(indptr)), actions] = True
     return mask
+
+
+def placements(state: State, games: np.ndarray) -> np.ndarray:
+    """[len(games), N, 4] bool: where the drawn tile fits, per cell and rotation (place phase)."""
+    games = np.asarray(games, dtype=np.intp)
+    out = np.zeros((len(games), state.board.num_cells, 4), dtype=bool)
+    width = int(state.frontier_len[games].max(initial=0))
+    gi, slot = (state.frontier[games, :width] >= 0).nonzero()
+    out[gi, state.frontier[games[gi], slot]] = state.place_fits[games[gi], slot]
+    return out
 
 
 def check_actions(state: State, actions: np.ndarray) -> np.ndarray:
@@ -171,7 +224,9 @@ def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> n
     layout = action_layout(state.rules)
     if phase == PLACE:
         place = a < layout.occupy
-        return place & state.place_mask.reshape(state.batch_size, -1)[g, np.where(place, a, 0)]
+        cell, rot = np.divmod(np.where(place, a, 0), 4)
+        slot = state.frontier_slot[g, cell].astype(np.intp)
+        return place & (slot >= 0) & state.place_fits[g, np.maximum(slot, 0), rot]
     if phase == OCCUPY:
         occupy = (a >= layout.occupy) & (a < layout.retake)
         legal = (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.occupy, 0)]
@@ -267,6 +322,8 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
     )
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
     num_codes = tiles.COMPAT.shape[1]
+    if len(g) == 1:  # one game: scalars and one lookup per tile drawn
+        return np.array([_draw_one(state, int(g[0]), deck, length, nxt)])
     found = np.zeros(len(g), dtype=bool)
     todo = np.arange(len(g))
     while len(todo):
@@ -276,22 +333,52 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         gg = g[todo]
         tile = deck[gg, nxt[gg]].astype(np.intp)
         nxt[gg] += 1
-        fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + state.need[gg], axis=0)  # [G, N, rot]
+        # Only frontier cells can take a tile: look the tile up against their need codes alone.
+        width = int(state.frontier_len[gg].max())
+        cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
+        need = state.need[gg[:, None], cells]  # a padding slot reads the last cell: masked below
+        fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + need, axis=0)  # [G, L, rot]
+        fits &= (cells >= 0)[:, :, None]
         if restrict is not None:
-            fits = restrict(state, gg, tile, fits)
+            fits = restrict(state, gg, tile, cells, fits)
         ok = fits.reshape(len(gg), -1).any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
-            state.place_mask[gg] = fits
+            state.place_fits[gg, :width] = fits
+            state.place_fits[gg, width:] = False
             found[todo] = True
             break
         state.tile_to_place[gg[ok]] = tile[ok]
-        state.place_mask[gg[ok]] = fits[ok]
+        state.place_fits[gg[ok], :width] = fits[ok]
+        state.place_fits[gg[ok], width:] = False
         found[todo[ok]] = True
         state.discarded[gg[~ok], tile[~ok]] = True
         log_events(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
+
+
+def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
+    """``_draw`` for one game: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
+    tiles, restrict = state.spec.tiles, state.spec.filter_placements
+    num_codes = tiles.COMPAT.shape[1]
+    width = int(state.frontier_len[game])
+    cells = state.frontier[game, :width]
+    need = state.need[game, cells]
+    while nxt[game] < length[game]:
+        tile = int(deck[game, nxt[game]])
+        nxt[game] += 1
+        fits = tiles.COMPAT_ROWS.take(np.intp(tile * num_codes) + need, axis=0)  # [L, rot] (a wide index)
+        if restrict is not None:
+            fits = restrict(state, np.array([game]), np.array([tile]), cells[None], fits[None])[0]
+        if fits.any():
+            state.tile_to_place[game] = tile
+            state.place_fits[game, :width] = fits
+            state.place_fits[game, width:] = False
+            return True
+        state.discarded[game, tile] = True
+        log_events(state, [game], [{"type": "TILE_DISCARDED", "tile": tile}])
+    return False
 
 
 def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, tile: np.ndarray) -> None:
@@ -307,6 +394,7 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     target = np.where(on_board, neighbor, cell[:, None])  # off-board updates land on the (occupied) cell
     state.need[gg, target] |= tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
+    _update_frontier(state, g, cell, target, on_board & (there < 0))
     gi, d = (there >= 0).nonzero()
     if not len(gi):
         return
@@ -322,6 +410,53 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b, lake_fish)
     if state.system is not None:
         state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1], lake_fish)
+
+
+def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np.ndarray, empty: np.ndarray) -> None:
+    """The placed cells leave the frontier (the last slot moves into theirs), their empty neighbours
+    not yet in it join at the end. ``neighbor`` [G, 4] cells, ``empty`` [G, 4] on the board and empty."""
+    if len(g) == 1:  # one game (the single-game env): a few scalar updates cost less than array calls
+        _update_one_frontier(state, int(g[0]), int(cell[0]), neighbor[0].tolist(), empty[0].tolist())
+        return
+    slot = state.frontier_slot[g, cell]
+    inside = slot >= 0  # the start tile is placed on no frontier
+    gr, sr = g[inside], slot[inside]
+    last = state.frontier_len[gr] - 1
+    moved = state.frontier[gr, last]
+    state.frontier[gr, sr] = moved
+    state.frontier_slot[gr, moved] = sr
+    state.frontier[gr, last] = -1
+    state.frontier_slot[g, cell] = -1
+    state.frontier_len[gr] -= 1
+    joins = empty & (state.frontier_slot[g[:, None], neighbor] < 0)
+    gi, d = joins.nonzero()
+    if len(gi):
+        new = neighbor[gi, d]
+        rank = np.arange(len(gi)) if len(g) == 1 else np.arange(len(gi)) - np.searchsorted(gi, gi)  # within its game
+        slots = state.frontier_len[g[gi]] + rank
+        state.frontier[g[gi], slots] = new
+        state.frontier_slot[g[gi], new] = slots
+        state.frontier_len[g] += joins.sum(1)
+
+
+def _update_one_frontier(state: State, game: int, cell: int, neighbor: list[int], empty: list[bool]) -> None:
+    """``_update_frontier`` for one game, with Python scalars (the same slots, the same order)."""
+    frontier, slots, length = state.frontier[game], state.frontier_slot[game], state.frontier_len
+    slot = int(slots[cell])
+    if slot >= 0:
+        last = int(length[game]) - 1
+        moved = int(frontier[last])
+        frontier[slot] = moved
+        slots[moved] = slot
+        frontier[last] = -1
+        length[game] = last
+    slots[cell] = -1
+    for nb, free in zip(neighbor, empty):
+        if free and slots[nb] < 0:
+            n = int(length[game])
+            frontier[n] = nb
+            slots[nb] = n
+            length[game] = n + 1
 
 
 def _after_place(state: State, g: np.ndarray) -> None:
@@ -424,14 +559,19 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
     spec, tiles = state.spec, state.spec.tiles
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     piece, local, system, _ = occupant_columns(spec)
-    zones = np.maximum(tiles.TILE_ZONE[tile][:, local], 0)  # [G, K]
-    gg, seat = g[:, None], state.current[g]
-    mask = occupant_table(state.rules)[tile] & (state.supply[gg, seat[:, None], piece] > 0)
-    area = ~system
-    free = state.area.occupants[gg, state.area.find(gg, zones[:, area])].sum(-1) == 0  # R5.4
-    mask[:, area] &= free
-    if state.system is not None and mask[:, system].any():  # most tiles hold no water: skip the lookups
-        mask[:, system] &= state.system.occupants[gg, state.system.find(gg, zones[:, system])].sum(-1) == 0  # R5.5
+    mask = occupant_table(state.rules)[tile] & (state.supply[g[:, None], state.current[g][:, None], piece] > 0)
+    gi, k = mask.nonzero()  # look up only the candidates: most columns are no target on a given tile
+    if not len(gi):
+        return mask
+    game, zone = g[gi], tiles.TILE_ZONE[tile[gi], local[k]]
+    in_system = system[k]
+    taken = np.zeros(len(gi), dtype=bool)
+    area = ~in_system
+    taken[area] = state.area.occupants[game[area], state.area.parent[game[area], zone[area]]].any(-1)  # R5.4
+    if in_system.any():  # R5.5: a hut needs a river system without huts
+        gs, zs = game[in_system], zone[in_system]
+        taken[in_system] = state.system.occupants[gs, state.system.parent[gs, zs]].any(-1)
+    mask[gi[taken], k[taken]] = False
     return mask
 
 
@@ -504,10 +644,14 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
     spec = state.spec
     tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
+    trigger_areas: list[list[set[int]]] = [[] for _ in g]
+    if len(g) == 1:  # one game: most tiles close nothing; look at its closable zones only
+        zones = tiles.CLOSABLE_ZONES[tile[0]]
+        if not len(zones) or state.area.open[g[0], state.area.parent[g[0], zones]].all():
+            return trigger_areas
     gg = g[:, None]
     roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
     closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
-    trigger_areas: list[list[set[int]]] = [[] for _ in g]
     if not closed.any():
         return trigger_areas
     same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER

@@ -97,6 +97,7 @@ class Observer:
             + list(spec.powers)
         )
         self.animals = bool(t.ZONE_ANIMALS.any())
+        self.zone_starts = np.searchsorted(t.ZONE_TILE, np.arange(t.num_tiles))  # zones are sorted by tile
         self.cancelled = "hunting_trap" in spec.powers
         self.tile_channels = (
             (list(ANIMALS) if self.animals else [])
@@ -221,7 +222,11 @@ class Observer:
         rows[:, num_static:] = self._tile_features(state, g, order, gi, ti, game)
         out[gi, :d0, cell] = rows
         in_place = (state.phase[g] == PLACE).nonzero()[0]
-        out[in_place, d0 : d0 + 4] = state.place_mask[g[in_place]].transpose(0, 2, 1)
+        if len(in_place):  # the legal planes: the drawn tile's fits on the frontier cells
+            width = int(state.frontier_len[g[in_place]].max())
+            gi, slot = (state.frontier[g[in_place], :width] >= 0).nonzero()
+            fit_cells = state.frontier[g[in_place][gi], slot]
+            out[in_place[gi, None], d0 + np.arange(4), fit_cells[:, None]] = state.place_fits[g[in_place][gi], slot]
         last = state.last_cell[g]
         has_last = (last >= 0).nonzero()[0]
         out[has_last, d0 + 4, last[has_last]] = 1
@@ -239,8 +244,7 @@ class Observer:
             animals = slice(tc["mammoth"], tc["tiger"] + 1)
             feats[:, animals] = tiles.PRINTED_ANIMALS[ti]
             if self.cancelled and (state.tile_cell[g, tiles.SPECIAL_TILE["hunting_trap"]] >= 0).any():
-                starts = np.searchsorted(tiles.ZONE_TILE, np.arange(tiles.num_tiles))  # zones are sorted by tile
-                cancelled = np.add.reduceat(state.cancelled[g], starts, axis=1)[gi, ti]  # [K, 4]
+                cancelled = np.add.reduceat(state.cancelled[g], self.zone_starts, axis=1)[gi, ti]  # [K, 4]
                 feats[:, animals] -= cancelled.astype(np.uint8)
                 feats[:, tc["mammoth_cancelled"] : tc["tiger_cancelled"] + 1] = cancelled
         seat = state.occupant_seat[game, ti]

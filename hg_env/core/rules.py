@@ -37,7 +37,8 @@ class Rules:
     (``rules.hut_targets``). Unknown flags and bad values raise ValueError.
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_hash", "_values", "spec")
+    spec: Ruleset  # the ruleset definition (tiles, pieces, points, rule functions)
 
     def __init__(self, ruleset: str = DEFAULT_RULESET, board_reach: int | None = 12, start_rotation: int = 0, **flags):
         spec = get_ruleset(ruleset)
@@ -57,6 +58,8 @@ class Rules:
         for name, flag in known.items():
             values[name] = flag.check(name, flags.get(name, flag.default))
         object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_hash", hash(tuple(sorted(values.items()))))
+        object.__setattr__(self, "spec", spec)  # the ruleset definition (tiles, pieces, points, rule functions)
 
     @classmethod
     def from_kwargs(cls, **flags: object) -> Rules:
@@ -70,8 +73,8 @@ class Rules:
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self._values[name]
-        except KeyError:
+            return object.__getattribute__(self, "_values")[name]
+        except (KeyError, AttributeError):
             raise AttributeError(f"{type(self).__name__} has no flag {name!r}") from None
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -81,7 +84,7 @@ class Rules:
         return isinstance(other, Rules) and self._values == other._values
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self._values.items())))
+        return self._hash
 
     def __repr__(self) -> str:
         return "Rules(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
@@ -92,11 +95,6 @@ class Rules:
     def as_dict(self) -> dict[str, Any]:
         """Every flag by name, the ruleset included (what records store)."""
         return dict(self._values)
-
-    @property
-    def spec(self) -> Ruleset:
-        """The ruleset definition (tiles, pieces, points, rule functions)."""
-        return get_ruleset(self._values["ruleset"])
 
     @property
     def reach(self) -> int:

@@ -108,6 +108,7 @@ class Ruleset:
     pieces_for: Callable[[Rules], tuple[int, int, int]] | None = None
     score_turn: Callable | None = None
     final_scoring: Callable | None = None
+    meadow_scorers: Callable | None = None  # who scores a meadow besides its majority (2002 shrine), and where
     end_game: Callable | None = None
     filter_placements: Callable | None = None
     observe_areas: Callable | None = None

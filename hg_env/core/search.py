@@ -44,7 +44,7 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import lake_members, popcount, tile_sets
+from hg_env.core.areas import lake_members, popcount, tile_members, tile_sets
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
@@ -60,7 +60,9 @@ from hg_env.core.tiles import (
     RIVER,
     TIGER,
     Z_FOREST,
+    Z_GARDEN,
     Z_MEADOW,
+    Z_MONASTERY,
     Z_RIVER,
     TileSet,
 )
@@ -229,12 +231,42 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     return factor
 
 
+def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """[n] ``hole_factors`` of the (game, root) areas alone: only their own tiles' sides are looked at
+    (the same sides, holes and products, in the same order, as ``hole_factors`` of their games)."""
+    tiles = state.spec.tiles
+    factor = np.ones(len(g))
+    pair, t = tile_members(state.area.tiles[g, z], tiles.num_tiles).nonzero()  # each area's tiles
+    b = g[pair]
+    cell = state.tile_cell[b, t].astype(np.intp)
+    rot = state.board_rot[b, cell]
+    pairs, holes = [], []
+    for d in range(4):
+        nb = state.board.neighbor[cell, d]
+        kind = tiles.SIDE_TYPE[t, rot, d]
+        empty = (nb < 0) | (state.board_tile[b, np.maximum(nb, 0)] < 0)
+        sel = ((kind == FOREST) | (kind == RIVER)) & empty
+        own = state.area.find(b[sel], tiles.SIDE_ZONES[t[sel], rot[sel], d, 1]) == z[pair[sel]]  # this area's side
+        pairs.append(pair[sel][own])
+        holes.append(nb[sel][own])
+    p, hole = np.concatenate(pairs), np.concatenate(holes)
+    if not len(p):
+        return factor
+    cells = state.board.num_cells + 1
+    keys = sorted_unique(p.astype(np.int64) * cells + hole + 1)  # each side's hole once per area
+    hole, p = keys % cells - 1, keys // cells
+    unseen = tile_sets((state.tile_cell[g[p]] < 0) & ~state.discarded[g[p]] & (deck_of(state.rules) == 0))
+    fits = popcount(unseen & fits_sets(tiles)[state.need[g[p], np.maximum(hole, 0)]])
+    fits = np.where(hole < 0, 0, fits)  # open towards the board edge
+    np.multiply.at(factor, p, np.minimum(1.0, fits / HOLE_FITS))
+    return factor
+
+
 def completion_probability(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Estimated chance that the (game, root) forests / rivers (cities, roads) get completed."""
     p = close_probability(state.area.open[g, z].astype(np.float64), left)
     if HOLE_FITS > 0:
-        games, row = np.unique(g, return_inverse=True)
-        p = p * hole_factors(state, games)[row, z]
+        p = p * area_hole_factors(state, g, z)
     return p
 
 
@@ -257,7 +289,9 @@ def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) ->
         else z == special_root(state, state.area, spec.fire_power)[g]
     )
     meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
-    p = completion_probability(state, g, z, left)
+    p = np.zeros(len(z))
+    closable = (kind == Z_FOREST) | (kind == Z_RIVER)  # meadows never close: their value is final
+    p[closable] = completion_probability(state, g[closable], z[closable], left[closable])
     return np.select(
         [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
         [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
@@ -275,10 +309,19 @@ def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     return value + SYSTEM_GROWTH * state.system.open[g, z] * left / regular_deck_size(state)
 
 
-def _returns_to_supply(state: State, z: np.ndarray) -> np.ndarray:
-    """The (closed) areas z are forests or rivers (cities, roads): their figures come back when scored."""
-    kind = state.spec.tiles.ZONE_TYPE[z]
-    return (kind == Z_FOREST) | (kind == Z_RIVER)
+def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The (game, root) areas are scored at the end of this turn and their pawns come back: closed
+    forests or rivers (cities, roads), and monasteries with a monk whose 3x3 block is full."""
+    tiles = state.spec.tiles
+    kind = tiles.ZONE_TYPE[z]
+    done = (state.area.open[g, z] == 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
+    cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
+    if cloister.any():
+        gc, tc = g[cloister], tiles.ZONE_TILE[z[cloister]]
+        block = state.board.block[state.tile_cell[gc, tc].astype(np.intp)]  # [n, 9]
+        full = ((block >= 0) & (state.board_tile[gc[:, None], np.maximum(block, 0)] >= 0)).all(-1)
+        done[cloister] = full & (state.occupant_kind[gc, tc] == PAWN)  # an abbot is not valued in the supply
+    return done
 
 
 def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.ndarray:
@@ -299,9 +342,12 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     g, z = _occupied_roots(state, state.area, False, live)
     if len(g):
         pawns = state.area.occupants[g, z]
-        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * majority(pawns))
+        scorers = majority(pawns)
+        if state.spec.meadow_scorers is not None:  # e.g. the 2002 shrine: its hunter scores the meadow alone
+            scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)
+        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * scorers)
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
-        closed = (state.area.open[g, z] == 0) & _returns_to_supply(state, z)
+        closed = _returns_to_supply(state, g, z)
         np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
 
     # Huts: river systems score at the end whatever their state.
@@ -344,7 +390,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     if in_area.any():
         ga = g[in_area]
         root = state.area.find(ga, zone[in_area])
-        closed = (state.area.open[ga, root] == 0) & _returns_to_supply(state, root)
+        closed = _returns_to_supply(state, ga, root)
         pays = (piece_of[target[in_area]] == PAWN) & ~closed
         supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
         gain[in_area] = area_values(state, ga, root, left[in_area]) - supply

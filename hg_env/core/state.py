@@ -52,7 +52,10 @@ class State:
     occupant_local: np.ndarray  # [B, T] int8 local zone it stands on
     supply: np.ndarray  # [B, 5, 3] int8 pawns, huts and abbots in each seat's supply
     score: np.ndarray  # [B, 5] int32 points per seat
-    place_mask: np.ndarray  # [B, N, 4] bool legal (cell, rotation) for the drawn tile
+    frontier: np.ndarray  # [B, F] int16 the empty cells next to a tile (where tiles may go), slots 0..len-1; -1 after
+    frontier_len: np.ndarray  # [B] int64 cells in the frontier
+    frontier_slot: np.ndarray  # [B, N] int16 slot of each cell in the frontier, -1 for cells not in it
+    place_fits: np.ndarray  # [B, F, 4] bool the drawn tile fits frontier slot s with rotation r (place phase)
     occupy_mask: np.ndarray  # [B, K] bool legal occupants on the tile just placed (Ruleset.occupy_width)
     pit_range: np.ndarray  # [B, 2] int8 pit-trap choice: lowest and highest in-range deer eaten
     events: list[list[dict]] | None  # per game event log (Appendix B), None when off
@@ -129,6 +132,12 @@ def deck_tiles(spec: Ruleset, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return spec.tiles.tiles_of_kind(KIND_REGULAR), spec.tiles.tiles_of_kind(KIND_EXTRA)
 
 
+def frontier_size(rules: Rules) -> int:
+    """Most cells a frontier can hold: the start tile opens 4, every later tile closes one and opens at
+    most 3 (and never more than the board's cells)."""
+    return min(rules.board.num_cells, 3 * rules.spec.tiles.num_tiles + 1)
+
+
 @cache
 def deck_of(rules: Rules) -> np.ndarray:
     """[T] int8 the deck each tile is dealt into: 0 regular, 1 extra (menhir / bonus), -1 none (the
@@ -153,6 +162,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
     tiles = spec.tiles
     regular, extra = deck_tiles(spec, rules)
     b, n, t = len(num_players), rules.board.num_cells, tiles.num_tiles
+    frontier = frontier_size(rules)
     supply = np.zeros((b, MAX_PLAYERS, NUM_PIECES), dtype=np.int8)
     seated = np.arange(MAX_PLAYERS)[None, :] < num_players[:, None]
     supply[seated] = spec.pieces_of(rules)
@@ -186,7 +196,10 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         occupant_local=np.zeros((b, t), dtype=np.int8),
         supply=supply,
         score=np.zeros((b, MAX_PLAYERS), dtype=np.int32),
-        place_mask=np.zeros((b, n, 4), dtype=bool),
+        frontier=np.full((b, frontier), -1, dtype=np.int16),
+        frontier_len=np.zeros(b, dtype=np.int64),
+        frontier_slot=np.full((b, n), -1, dtype=np.int16),
+        place_fits=np.zeros((b, frontier, 4), dtype=bool),
         occupy_mask=np.zeros((b, spec.occupy_width), dtype=bool),
         pit_range=np.zeros((b, 2), dtype=np.int8),
         events=[[] for _ in range(b)] if record_events else None,

@@ -234,6 +234,11 @@ class TileSet:
         return (self.TILE_ZONE >= 0) & np.isin(zone_type, [Z_FOREST, Z_RIVER])
 
     @cached_property
+    def CLOSABLE_ZONES(self) -> list[np.ndarray]:
+        """[tile] the zone indices of its forests and rivers (cities, roads)."""
+        return [self.TILE_ZONE[t, np.flatnonzero(self.CLOSABLE[t])] for t in range(self.num_tiles)]
+
+    @cached_property
     def START_TILE(self) -> int:
         return int(np.flatnonzero(self.TILE_KIND == KIND_START)[0])
 

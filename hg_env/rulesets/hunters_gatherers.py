@@ -137,22 +137,24 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                 chosen,
             )
     scorers = majority(occupants[rows, root])
-    if "shrine" in spec.powers:
-        scorers = _shrine_scorers(state, g, rows, root, scorers)
+    shrine = np.zeros(len(rows), dtype=bool)
+    if spec.meadow_scorers is not None:
+        scorers, shrine = spec.meadow_scorers(state, g[rows], root, scorers)
     np.add.at(state.score, g[rows], (base + bonus)[:, None] * scorers)
     if state.events is not None:
         for i in range(len(rows)):
             who = np.flatnonzero(scorers[i]).tolist()
             if base[i] > 0:
-                state.events[g[rows[i]]].append(
-                    {
-                        "type": "MEADOW_SCORED",
-                        "scorers": who,
-                        "points": int(base[i]),
-                        "animals": animal_dict(counts[i, :4]),
-                        "deerEaten": int(deer_eaten(d[i], t[i], fire[i])),
-                    }
-                )
+                event = {
+                    "type": "MEADOW_SCORED",
+                    "scorers": who,
+                    "points": int(base[i]),
+                    "animals": animal_dict(counts[i, :4]),
+                    "deerEaten": int(deer_eaten(d[i], t[i], fire[i])),
+                }
+                if shrine[i]:
+                    event["shrine"] = True  # S1 chose the scorer (2002 KQ22)
+                state.events[g[rows[i]]].append(event)
             if bonus[i] > 0:
                 state.events[g[rows[i]]].append(
                     {
@@ -188,18 +190,23 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                 )
 
 
-def _shrine_scorers(state: State, g: np.ndarray, rows: np.ndarray, root: np.ndarray, scorers: np.ndarray) -> np.ndarray:
-    """S1 (2002): a hunter standing on the shrine's own meadow zone makes its owner the meadow's sole scorer."""
+def shrine_scorers(state: State, g: np.ndarray, root: np.ndarray, scorers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """S1 (2002): in the meadows (game ``g[i]``, root ``root[i]``), a hunter standing on the shrine's own
+    meadow zone makes its owner the sole scorer of the meadow holding it, whatever the majority.
+
+    Returns the scorers and, per meadow, whether the shrine chose them. The final scoring and the search's
+    estimate (``Ruleset.meadow_scorers``) both ask it."""
     tiles = state.spec.tiles
     zone, tile = tiles.SPECIAL_ZONE["shrine"], tiles.SPECIAL_TILE["shrine"]
     seat = state.occupant_seat[g, tile]
-    on_shrine = (
-        (seat >= 0) & (state.occupant_kind[g, tile] == PAWN) & (state.occupant_local[g, tile] == tiles.ZONE_LOCAL[zone])
+    held = (
+        (seat >= 0)
+        & (state.occupant_kind[g, tile] == PAWN)
+        & (state.occupant_local[g, tile] == tiles.ZONE_LOCAL[zone])
+        & (root == state.area.find(g, np.full(len(g), zone)))
     )
-    shrine_root = state.area.find(g, np.full(len(g), zone))
-    held = on_shrine[rows] & (root == shrine_root[rows])
     if held.any():
         scorers = scorers.copy()
         scorers[held] = False
-        scorers[np.flatnonzero(held), seat[rows[held]]] = True
-    return scorers
+        scorers[np.flatnonzero(held), seat[held]] = True
+    return scorers, held

@@ -193,6 +193,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
             if name == "CITY":
                 event["coats"] = int(coats[i])
             event["complete"] = False
+            event["tileIds"] = np.flatnonzero(tile_members(state.area.tiles[x, root[i]], tiles.num_tiles)).tolist()
             state.events[x].append(event)
     # Monasteries and gardens with a monk or an abbot (B5.2.3, A1.6).
     local = cloister_local(tiles)
@@ -206,16 +207,21 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     log_events(
         state,
         game,
-        (_cloister_event(state, int(t), int(s), int(v), v == COMPLETE_CLOISTER) for t, s, v in zip(ti, seat, value)),
+        (
+            _cloister_event(state, int(t), int(s), int(v), bool(v == COMPLETE_CLOISTER))
+            for t, s, v in zip(ti, seat, value)
+        ),
     )
 
 
 # ---------------------------------------------------------------- the river
 
 
-def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, fits: np.ndarray) -> np.ndarray:
+def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, cells: np.ndarray, fits: np.ndarray) -> np.ndarray:
     """V1.4, V1.5: a river tile goes only at the river's open end, and never so that its river leaves
-    towards a tile already placed further in that direction. Other tiles: unchanged."""
+    towards a tile already placed further in that direction. Other tiles: unchanged.
+
+    ``cells`` [G, L] are the frontier cells (-1 padding) and ``fits`` [G, L, rot] the edge-matching fits."""
     tiles = state.spec.tiles
     kind = tiles.TILE_KIND[tile]
     river = np.flatnonzero((kind == KIND_RIVER) | (kind == KIND_RIVER_LAKE))
@@ -226,20 +232,19 @@ def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, fits: np.nd
     mask = (1 << bits) - 1
     for i in river:
         game = gg[i]
-        need = state.need[game].astype(np.int64)
-        faces_water = ((need[:, None] >> (bits * np.arange(4))) & mask) == WATER  # [cells, dir]
-        open_end = faces_water.any(1) & (need < tiles.occupied_flag)
-        fits[i, ~open_end] = False
+        need = state.need[game, np.maximum(cells[i], 0)].astype(np.int64)  # [L]
+        faces_water = ((need[:, None] >> (bits * np.arange(4))) & mask) == WATER  # [L, dir]
+        fits[i, ~faces_water.any(1)] = False  # V1.4: the open end is the empty cell a river side faces
         placed = np.flatnonzero(state.board_tile[game] >= 0)
         xs, ys = board.xs[placed], board.ys[placed]
-        for cell, rot in zip(*np.nonzero(fits[i])):
+        for slot, rot in zip(*np.nonzero(fits[i])):
+            cell = cells[i, slot]
             water = np.flatnonzero(tiles.SIDE_TYPE[tile[i], rot] == WATER)
-            entry = faces_water[cell]
-            leaving = [d for d in water if not entry[d]]  # the lake has none
+            leaving = [d for d in water if not faces_water[slot, d]]  # the lake has none
             for d in leaving:
                 dx, dy = DIRECTION_OFFSETS[d]
                 if (((xs - board.xs[cell]) * dx + (ys - board.ys[cell]) * dy) > 0).any():
-                    fits[i, cell, rot] = False
+                    fits[i, slot, rot] = False
     return fits
 
 

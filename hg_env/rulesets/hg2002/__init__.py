@@ -58,4 +58,5 @@ RULESET = Ruleset(
     fire_power="fire",
     occupant_table=hg.occupant_table,
     final_scoring=hg.final_scoring,
+    meadow_scorers=hg.shrine_scorers,
 )
