@@ -8,12 +8,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-
-with warnings.catch_warnings():
-    # PettingZoo 1.27's own pettingzoo.test.api_test imports pettingzoo.classic.connect_four_v3 (for its
-    # fixtures), the creation API it deprecates; hg_env uses pettingzoo.make (test_bench checks it).
-    warnings.filterwarnings("ignore", "The old environment creation API", DeprecationWarning)
-    from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, seed_test  # imported quietly first by conftest.py
 
 import hg_env
 from hg_env.aec import rank_rewards

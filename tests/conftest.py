@@ -1,0 +1,10 @@
+"""Session-wide test set-up."""
+
+import warnings
+
+with warnings.catch_warnings():
+    # PettingZoo 1.27's own pettingzoo.test.api_test imports pettingzoo.classic.connect_four_v3 (for its
+    # fixtures): the creation API that PettingZoo itself deprecates. Imported here once, quietly, before the
+    # test modules that use api_test; hg_env uses pettingzoo.make (test_bench checks it in a fresh process).
+    warnings.filterwarnings("ignore", "The old environment creation API", DeprecationWarning)
+    import pettingzoo.test  # noqa: F401
