@@ -136,17 +136,26 @@ def measure_make(runner: Runner) -> dict[str, str]:
 
 def measure_bench(runner: Runner) -> dict[str, str]:
     """``hgenv bench core`` and ``hgenv bench env`` for every ruleset, as one table."""
-    rows = []
+    cores, envs = [], []
     for ruleset in RULESETS:
-        core = json.loads(runner([*HGENV, "bench", "core", "--json", "--ruleset", ruleset]).stdout)
-        env = json.loads(runner([*HGENV, "bench", "env", "--json", "--seconds", "10", "--ruleset", ruleset]).stdout)
+        cores.append(json.loads(runner([*HGENV, "bench", "core", "--json", "--ruleset", ruleset]).stdout))
+        envs.append(
+            json.loads(runner([*HGENV, "bench", "env", "--json", "--seconds", "10", "--ruleset", ruleset]).stdout)
+        )
+    return {"bench": bench_table(cores, envs)}
+
+
+def bench_table(cores: Sequence[dict], envs: Sequence[dict]) -> str:
+    """One row per ruleset from the JSON lines of ``hgenv bench core`` and ``hgenv bench env``."""
+    batches = list(cores[0]["batches"])
+    rows = []
+    for core, env in zip(cores, envs, strict=True):
         rates = env["steps_per_s"]
         ours, chess, connect_four = rates[env["env"]], rates["chess_v6"], rates["connect_four_v3"]
         rows.append(
             [
-                f"`{ruleset}`",
-                f"{core['decisions_per_s']['1']:,.0f}",
-                f"{core['decisions_per_s']['1024']:,.0f}",
+                f"`{core['ruleset']}`",
+                *(f"{core['batches'][b]['decisions_per_cpu_s']:,.0f}" for b in batches),
                 f"{ours:,.0f}",
                 f"{chess:,.0f} / {connect_four:,.0f}",
                 f"{ours / chess:.2f}x",
@@ -154,13 +163,13 @@ def measure_bench(runner: Runner) -> dict[str, str]:
         )
     header = (
         "ruleset",
-        "`bench core`, B = 1 (decisions/s)",
-        "B = 1024",
-        "`bench env` (AEC steps/s)",
+        f"`bench core`: decisions per CPU-second, B = {batches[0]}",
+        *(f"B = {b}" for b in batches[1:]),
+        "`bench env`: AEC steps/s",
         "`chess_v6` / `connect_four_v3`",
         "ratio to chess",
     )
-    return {"bench": render_table(header, rows, align="lrrrrr")}
+    return render_table(header, rows, align="l" + "r" * (len(header) - 1))
 
 
 def measure_state_memory(runner: Runner) -> dict[str, str]:

@@ -93,14 +93,8 @@ class FakeRunner:
             return Run(json.dumps(SB3_EXAMPLE), "", 60.0, 60.0)
         command = argv[3] if argv[:3] == list(figures.HGENV) else argv[0]
         if command == "bench" and argv[4] == "core":
-            return Run(
-                json.dumps(
-                    {"ruleset": argv[-1], "decisions_per_s": {"1": 6000.4, "1024": 80000.0}, "bytes_per_game": 2048}
-                ),
-                "",
-                5.0,
-                5.0,
-            )
+            batches = {str(b): {"decisions_per_cpu_s": 6000.4 * b, "games_per_cpu_s": 1.0} for b in (1, 64)}
+            return Run(json.dumps({"ruleset": argv[-1], "batches": batches, "bytes_per_game": 2048}), "", 5.0, 5.0)
         if command == "bench":
             rates = {"hunters_gatherers_v0": 3000.0, "chess_v6": 1500.0, "connect_four_v3": 18000.0}
             return Run(json.dumps({"env": "hunters_gatherers_v0", "steps_per_s": rates}), "", 30.0, 30.0)
@@ -157,7 +151,7 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
         values["quickstart-eval"]
         == "100.0% [90.0, 100.0] vs random and 60.0% [50.0, 60.0] vs greedy (its final evaluation, 100 games each)"
     )
-    assert "| `carcassonne` | 6,000 | 80,000 | 3,000 | 1,500 / 18,000 | 2.00x |" in values["bench"]
+    assert "| `carcassonne` | 6,000 | 384,026 | 3,000 | 1,500 / 18,000 | 2.00x |" in values["bench"]
     assert values["state-memory"].startswith("2,048 bytes per game (2.0 KiB) in hg2020, ")
     assert values["tournament-example"] == "```text\n## Tournament\n\n| a table |\n```"
     assert values["tournament-example-time"] == "120 s"
@@ -201,3 +195,15 @@ def test_list_and_refusals(tmp_path: Path, capsys) -> None:
     bare.write_text("no markers\n")
     assert figures.main(["--run", "state-memory", "--write", str(bare)]) == 2  # refused before measuring
     assert "markers missing for ['state-memory']" in capsys.readouterr().err
+
+
+def test_the_bench_table_reads_what_bench_core_prints_today() -> None:
+    """The bench figure's parser against real `hgenv bench core --json` output (a short run), so that a
+    change of its JSON breaks this test rather than make readme-figures an hour in."""
+    core = json.loads(figures.run_command([*figures.HGENV, "bench", "core", "--json", "--seconds", "0.02"]).stdout)
+    env = {
+        "env": "hunters_gatherers_v0",
+        "steps_per_s": {"hunters_gatherers_v0": 2.0, "chess_v6": 1.0, "connect_four_v3": 4.0},
+    }
+    header, _, row = figures.bench_table([core], [env]).splitlines()
+    assert header.count("|") == row.count("|") and row.startswith("| `hg2020` |") and row.endswith("| 2.00x |")
