@@ -154,8 +154,8 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
         reach, size = self.rules.reach, self.rules.board.size
-        names = channel_names(reach, self.rules.ruleset)
-        high = np.broadcast_to(channel_high(reach, self.rules.ruleset)[:, None, None], (len(names), size, size))
+        names = channel_names(self.rules.ruleset, reach)
+        high = np.broadcast_to(channel_high(self.rules.ruleset, reach)[:, None, None], (len(names), size, size))
         board_space = spaces.Box(low=0, high=np.ascontiguousarray(high), dtype=np.uint8)
         observation_space = spaces.Dict(
             {

@@ -64,8 +64,7 @@ def describe_agents() -> str:
     for name, cls in REGISTRY.items():
         doc = inspect.getdoc(cls) or ""
         summary = doc.split("\n\n")[0].replace("\n", " ").replace(" (module docstring)", "")
-        module = cls.__module__.removeprefix("hg_env.")
-        lines.append(f"{name:<8} {summary} ({module})")
+        lines.append(f"{name:<8} {summary} ({cls.__module__})")
         options = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in ("self", "seed")]
         for option in options:
             kind = option.annotation if isinstance(option.annotation, str) else option.annotation.__name__

@@ -56,15 +56,15 @@ from hg_env.game import check_action
 
 
 def board_space(board_reach: int = 12, ruleset: str = "hg2020") -> spaces.Box:
-    """The board tensor's space: uint8 [C, H, W], channel c bounded by ``channel_high(board_reach, ruleset)[c]``.
+    """The board tensor's space: uint8 [C, H, W], channel c bounded by ``channel_high(ruleset, board_reach)[c]``.
 
-    It prints as ``Box(0, channel_high(12, 'hg2020'), (85, 25, 25), uint8)`` rather than as
+    It prints as ``Box(0, channel_high('hg2020', 12), (85, 25, 25), uint8)`` rather than as
     its 53,125 bounds (SB3 quotes the space in its errors, e.g. when ``"CnnPolicy"`` refuses it)."""
-    high = channel_high(board_reach, ruleset)
+    high = channel_high(ruleset, board_reach)
     size = 2 * board_reach + 1
     bounds = np.ascontiguousarray(np.broadcast_to(high[:, None, None], (len(high), size, size)))
     space = spaces.Box(low=0, high=bounds, dtype=np.uint8)
-    space.high_repr = f"channel_high({board_reach}, {ruleset!r})"
+    space.high_repr = f"channel_high({ruleset!r}, {board_reach})"
     return space
 
 

@@ -98,8 +98,8 @@ class VectorEnv:
         self.set_opponents([None] if opponents is None else opponents, opponent_weights)
         size = self.rules.board.size
         reach, ruleset = self.rules.reach, self.rules.ruleset
-        self.observation_shape = (len(channel_names(reach, ruleset)), size, size)
-        self.observation_high = np.broadcast_to(channel_high(reach, ruleset)[:, None, None], self.observation_shape)
+        self.observation_shape = (len(channel_names(ruleset, reach)), size, size)
+        self.observation_high = np.broadcast_to(channel_high(ruleset, reach)[:, None, None], self.observation_shape)
         self.state = None
 
     # ------------------------------------------------------------ opponents

@@ -145,7 +145,7 @@ def test_channel_names_and_info_layout() -> None:
     assert len(INFO_FIELDS) <= 625  # one info plane on the default board
     assert hg_env.channel_scale().shape == (len(names),)
     small = hg_env.raw_env(board_reach=1)  # 3x3 board: the info vector spans several planes
-    assert small.observation_space("player_0")["observation"].shape == (len(hg_env.channel_names(1)), 3, 3)
+    assert small.observation_space("player_0")["observation"].shape == (len(hg_env.channel_names(reach=1)), 3, 3)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 5])
@@ -260,7 +260,7 @@ def test_single_agent_env_passes_sb3_check_env() -> None:
     messages = [str(w.message) for w in caught if not any(text in str(w.message) for text in IMAGE_WARNINGS)]
     assert len(messages) == 1 and "illegal action" in messages[0], messages
     assert env.observation_space == env.aec.observation_space("player_0")["observation"]
-    assert repr(env.observation_space) == "Box(0, channel_high(12, 'hg2020'), (85, 25, 25), uint8)"
+    assert repr(env.observation_space) == "Box(0, channel_high('hg2020', 12), (85, 25, 25), uint8)"
 
 
 def test_cnn_policy_refuses_the_board_tensor_in_a_few_lines() -> None:
@@ -318,6 +318,21 @@ def test_maskable_ppo_gets_the_masks_through_gymnasium_wrappers(monkeypatch) -> 
         warnings.filterwarnings("error", ".*illegal action")  # gymnasium colours the message
         model.learn(64)
     assert model.num_timesteps >= 64 and len(calls) >= 64
+
+
+@pytest.mark.parametrize("ruleset", hg_env.RULESETS)
+def test_board_cnn_scales_each_rulesets_channels(ruleset) -> None:
+    """BoardCNN names the ruleset from the tensor's depth (or takes it) and scales its channels."""
+    pytest.importorskip("torch")
+    from hg_env.train.features import BoardCNN
+
+    space = hg_env.SingleAgentEnv(ruleset=ruleset, board_reach=3).observation_space
+    cnn = BoardCNN(space, channels=4)
+    assert cnn.scale.flatten().tolist() == pytest.approx(hg_env.channel_scale(ruleset, 3).tolist())
+    assert BoardCNN(space, channels=4, ruleset=ruleset).scale.shape == cnn.scale.shape
+    other = next(r for r in hg_env.RULESETS if r != ruleset)
+    with pytest.raises(ValueError, match=f"not ruleset '{other}'"):
+        BoardCNN(space, ruleset=other)
 
 
 def test_single_agent_env_plays_whole_games_against_callables() -> None:

@@ -92,7 +92,7 @@ def classic_area_values(area: dict, kind: str) -> int:
 def test_observation_decodes_and_its_area_planes_use_the_classic_values() -> None:
     """The 77-channel classic observation: tiles, occupants, supplies (5 pawns, 2 huts), scores and the
     bonus deck decode back; its area planes equal a BFS over the board valued by the classic formulas."""
-    names = {name: i for i, name in enumerate(channel_names(12, "hg2002"))}
+    names = {name: i for i, name in enumerate(channel_names("hg2002"))}
     assert {"gold", "mushrooms", "shrine", "fire", "bonus_left"} <= set(names) | set(observer("hg2002").info_fields)
     checked = 0
     for seed in range(6):
@@ -124,7 +124,7 @@ def test_meadow_value_plane_follows_the_fire(fire_in_meadow: bool, value: int) -
     scenario = fire_meadow(fire_in_meadow)
     game = run(scenario, upto=len(scenario.plays) - 1)
     tensor = observe(game.state, np.array([0]), np.array([0]))[0]
-    names = {name: i for i, name in enumerate(channel_names(12, "hg2002"))}
+    names = {name: i for i, name in enumerate(channel_names("hg2002"))}
     assert tensor[names["meadow_value"], 0 + 12, 1 + 12] == value  # tile 16 at (1, 0)
     _check_area_planes(game, 0, tensor, names)
 

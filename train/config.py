@@ -394,7 +394,7 @@ def _decision_bytes(rules: Rules, lookahead: bool) -> int:
     size = 2 * rules.reach + 1
     actions = action_layout(rules).size
     extra = 4 * (len(LOOKAHEAD_FEATURES) * actions + len(ESTIMATE_FEATURES)) if lookahead else 0
-    return len(channel_names(rules.reach, rules.ruleset)) * size * size + actions + extra
+    return len(channel_names(rules.ruleset, rules.reach)) * size * size + actions + extra
 
 
 # ---------------------------------------------------------------- writing

@@ -21,7 +21,8 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from hg_env.core.observation import channel_scale
+from hg_env.core.observation import channel_names, channel_scale
+from hg_env.core.ruleset import RULESETS
 
 
 class BoardCNN(BaseFeaturesExtractor):
@@ -29,14 +30,27 @@ class BoardCNN(BaseFeaturesExtractor):
     tensor scaled to about [0, 1], then the mean and the max over the board, then
     ``Linear -> features_dim`` with ReLU."""
 
-    def __init__(self, observation_space: spaces.Box, channels: int = 32, layers: int = 2, features_dim: int = 128):
+    def __init__(
+        self,
+        observation_space: spaces.Box,
+        channels: int = 32,
+        layers: int = 2,
+        features_dim: int = 128,
+        ruleset: str | None = None,
+    ):
         super().__init__(observation_space, features_dim)
         depth, size, _ = observation_space.shape
-        scale = channel_scale((size - 1) // 2)
-        if len(scale) != depth:
+        reach = (size - 1) // 2
+        # The rulesets' tensors differ in depth (hg2020 85, hg2002 77, carcassonne 74 channels): the
+        # depth names the ruleset unless one is given.
+        rulesets = [ruleset] if ruleset is not None else RULESETS
+        matches = [r for r in rulesets if len(channel_names(r, reach)) == depth]
+        if not matches:
             raise ValueError(
                 f"BoardCNN reads hg_env's board tensor, got an observation of shape {observation_space.shape}"
+                + (f", not ruleset {ruleset!r}'s" if ruleset is not None else "")
             )
+        scale = channel_scale(matches[0], reach)
         self.register_buffer("scale", torch.from_numpy(scale).reshape(-1, 1, 1), persistent=False)
         convs: list[nn.Module] = []
         for k in range(layers):

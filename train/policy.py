@@ -163,7 +163,7 @@ class BoardNet(nn.Module):
         self.num_cells = board.num_cells
         self.num_board = len(obs.board_channels)
         self.num_channels = len(obs.channel_names(board_reach))
-        scale = channel_scale(board_reach, ruleset)[: self.num_board].copy()
+        scale = channel_scale(ruleset, board_reach)[: self.num_board].copy()
         scale[self.ch["tile_id"]] = 0.0  # the tile is told by the embedding, not by its id as a number
         self.register_buffer("board_scale", torch.from_numpy(scale), persistent=False)
         self.register_buffer("info_scale", torch.from_numpy(info_scale(ruleset)), persistent=False)
@@ -178,7 +178,7 @@ class BoardNet(nn.Module):
         zones, zone_group = zone_table(ruleset)
         self.register_buffer("zone_features", torch.from_numpy(zones), persistent=False)
         self.register_buffer("zone_group", torch.from_numpy(zone_group), persistent=False)
-        static = obs.static * channel_scale(board_reach, ruleset)[: obs.static.shape[1]]  # row no_tile: zeros
+        static = obs.static * channel_scale(ruleset, board_reach)[: obs.static.shape[1]]  # row no_tile: zeros
         self.register_buffer("rotation_static", torch.from_numpy(static.astype(np.float32)), persistent=False)
         self.area_types = len(obs.area_types)
         first_area = self.ch[f"{obs.area_types[0][0]}_open"]

@@ -2,8 +2,8 @@
 
 Every channel is an integer plane over the board (H = W = 2 * board_reach + 1,
 cell (x, y) at row y + reach, column x + reach). The layout is one per ruleset
-(``observer(ruleset)``), the same where meanings are shared; ``channel_names(reach,
-ruleset)`` lists the names in order, ``channel_high`` the largest value of each,
+(``observer(ruleset)``), the same where meanings are shared; ``channel_names(ruleset,
+reach)`` lists the names in order, ``channel_high`` the largest value of each,
 ``channel_scale`` a factor that brings each channel to about [0, 1] for a network.
 
 Seats are relative to the observer: ``p0`` is the observer, ``p1`` the next
@@ -348,23 +348,23 @@ def observer(ruleset: str = DEFAULT_RULESET) -> Observer:
     return Observer(get_ruleset(ruleset))
 
 
-def channel_names(reach: int = 12, ruleset: str = DEFAULT_RULESET) -> list[str]:
-    """Names of the observation channels, in order, for a board of this reach."""
+def channel_names(ruleset: str = DEFAULT_RULESET, reach: int = 12) -> list[str]:
+    """Names of the observation channels of a ruleset, in order, for a board of this reach."""
     return observer(ruleset).channel_names(reach)
 
 
 @cache
-def channel_high(reach: int = 12, ruleset: str = DEFAULT_RULESET) -> np.ndarray:
+def channel_high(ruleset: str = DEFAULT_RULESET, reach: int = 12) -> np.ndarray:
     """[C] largest value each channel can take (for the observation space bounds)."""
     return observer(ruleset).channel_high(reach)
 
 
 @cache
-def channel_scale(reach: int = 12, ruleset: str = DEFAULT_RULESET) -> np.ndarray:
+def channel_scale(ruleset: str = DEFAULT_RULESET, reach: int = 12) -> np.ndarray:
     """[C] float32 factors bringing each channel to about [0, 1] (info planes: 1/255)."""
-    high = channel_high(reach, ruleset).astype(np.float32)
+    high = channel_high(ruleset, reach).astype(np.float32)
     scale = 1.0 / high
-    for i, name in enumerate(channel_names(reach, ruleset)):
+    for i, name in enumerate(channel_names(ruleset, reach)):
         if name.endswith(("_open", "_tiles", "_value")):
             scale[i] = 1.0 / 32.0
     return scale

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -126,10 +126,11 @@ class Board:
     reach: int
     size: int
     num_cells: int
-    neighbor: np.ndarray  # [cell, dir] neighbouring cell, -1 when off the board
-    block: np.ndarray  # [cell, 9] cells of the 3x3 block (R2.1), -1 when off the board
-    xs: np.ndarray  # [cell] x coordinate
-    ys: np.ndarray  # [cell] y coordinate
+    # the tables are left out of the repr: Board(reach=12, size=25, num_cells=625, origin=312)
+    neighbor: np.ndarray = field(repr=False)  # [cell, dir] neighbouring cell, -1 when off the board
+    block: np.ndarray = field(repr=False)  # [cell, 9] cells of the 3x3 block (R2.1), -1 when off the board
+    xs: np.ndarray = field(repr=False)  # [cell] x coordinate
+    ys: np.ndarray = field(repr=False)  # [cell] y coordinate
     origin: int  # cell of (0, 0), the start tile
 
     def cell(self, x: int, y: int) -> int:
