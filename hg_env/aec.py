@@ -13,8 +13,8 @@ Agents                        ``player_0 ... player_{n-1}``, n = 2..5; ``player_
 Action space                  ``Discrete(A)``: hg2020 ``5N + 36``, hg2002 ``4N + 19``,
                               carcassonne ``5N + 21``; N = (2 * board_reach + 1)^2 (625 by default)
 Observation space             ``Dict(observation=Box(uint8, [C, H, W]), action_mask=Box(int8, [A]))``
-Observation shape (default)   hg2020 ``(85, 25, 25)``, hg2002 ``(77, 25, 25)``;
-                              channels: ``hg_env.channel_names(ruleset=...)``
+Observation shape (default)   hg2020 ``(85, 25, 25)``, hg2002 ``(77, 25, 25)``, carcassonne
+                              ``(74, 25, 25)``; channels: ``hg_env.channel_names(ruleset)``
 Global state                  ``env.state()``: the board tensor seen from ``player_0`` (a centralised critic)
 Rewards                       ``"win"`` (default), ``"score_diff"`` or ``"score"``, see below
 Render modes                  ``"ansi"``, ``"rgb_array"`` (``pip install hg-env[render]``)
@@ -51,7 +51,7 @@ fish, lakes, menhirs or gold, mushrooms; coats of arms, monasteries, gardens),
 special powers, occupants and their owners, per-area planes (open connections,
 size, value, occupants per seat), the legal placements of the drawn tile, and the
 scores, supplies, phase, turn, tile to place and unseen tiles as info planes.
-``hg_env.channel_names(ruleset=...)`` names the channels, ``hg_env.channel_scale``
+``hg_env.channel_names(ruleset)`` names the channels, ``hg_env.channel_scale``
 gives factors to [0, 1].
 
 Rewards (keyword ``reward``):

@@ -260,19 +260,19 @@ def _steps_per_second(run: Run) -> tuple[float, float]:
     return float(found.group(2)), float(found.group(1))
 
 
+def _throughput(run: Run) -> str:
+    rate, _ = _steps_per_second(run)
+    return f"{rate:,.0f} steps/s ({run.cpu_s:.0f} CPU s for the whole run, start-up included)"
+
+
 def measure_throughput(runner: Runner) -> dict[str, str]:
-    out = _fresh_dir("throughput")
-    rate, _ = _steps_per_second(
-        runner([*HGENV, "train", "--no-progress", "--config", str(_config_copy("throughput", out))])
-    )
-    return {"throughput": f"{rate:,.0f} steps/s"}
+    config = _config_copy("throughput", _fresh_dir("throughput"))
+    return {"throughput": _throughput(runner([*HGENV, "train", "--no-progress", "--config", str(config)]))}
 
 
 def measure_throughput_lookahead(runner: Runner) -> dict[str, str]:
-    out = _fresh_dir("throughput")
-    config = _config_copy("throughput", out, policy={"lookahead": True})
-    rate, _ = _steps_per_second(runner([*HGENV, "train", "--no-progress", "--config", str(config)]))
-    return {"throughput-lookahead": f"{rate:,.0f} steps/s"}
+    config = _config_copy("throughput", _fresh_dir("throughput"), policy={"lookahead": True})
+    return {"throughput-lookahead": _throughput(runner([*HGENV, "train", "--no-progress", "--config", str(config)]))}
 
 
 def measure_default(runner: Runner) -> dict[str, str]:
@@ -291,7 +291,10 @@ def measure_default(runner: Runner) -> dict[str, str]:
         return f"{percent(r['win_rate'], r['ci_low'], r['ci_high'])}; {scores}"
 
     return {
-        "default-train": f"{rate:,.0f} steps/s ({minutes(train.wall_s)} in all, {minutes(seconds)} of PPO)",
+        "default-train": (
+            f"{rate:,.0f} steps/s ({minutes(train.wall_s)} in all, {minutes(seconds)} of PPO, "
+            f"{minutes(train.cpu_s)} of CPU)"
+        ),
         "default-vs-random": cell("random"),
         "default-vs-greedy": cell("greedy"),
         "default-vs-greedy-0.75": cell("greedy:opponents=0.75"),
