@@ -301,6 +301,41 @@ def measure_default(runner: Runner) -> dict[str, str]:
     }
 
 
+def measure_ray_tournament(runner: Runner) -> dict[str, str]:
+    """The same 80-game tournament in one process and on local Ray instances of 1 and 2 CPUs."""
+    run = runner([sys.executable, "-m", "hg_env.train.distributed", "--bench", "--json"])
+    single, one, two = json.loads(run.stdout.strip().splitlines()[-1])
+
+    def cell(row: dict) -> str:
+        return f"{row['games_per_s']:.2f} games/s ({row['wall_s']:.0f} s, {row['cpu_s']:.0f} CPU s)"
+
+    same = one["same_results_as_single_process"] and two["same_results_as_single_process"]
+    return {
+        "ray-tournament": (
+            f"{single['games']} games of `random` vs `greedy`: one process {cell(single)}; Ray with 1 CPU "
+            f"{cell(one)}; Ray with 2 CPUs {cell(two)}, {two['games_per_s'] / one['games_per_s']:.2f}x the "
+            f"1-CPU rate; the same games in all three: {'yes' if same else 'NO'} (1-minute load average "
+            f"before the runs: {single['load_before']:.1f}, {one['load_before']:.1f}, {two['load_before']:.1f})"
+        )
+    }
+
+
+def measure_rllib_throughput(runner: Runner) -> dict[str, str]:
+    """configs/rllib_throughput.toml: RLlib's PPO on a local Ray instance of 2 CPUs."""
+    config = _config_copy("rllib_throughput", _fresh_dir("rllib"))
+    run = runner([*HGENV, "train", "--no-progress", "--config", str(config)])
+    found = re.search(r"RLlib PPO: (\d+) steps in ([\d.]+) s = ([\d.]+) steps/s.*?(\d+) CPU s", run.stderr)
+    if not found:
+        raise FigureError(f"hgenv train printed no 'RLlib PPO: ... steps/s' line:\n{run.stderr[-2000:]}")
+    steps, seconds, rate, cpu = found.groups()
+    return {
+        "rllib-throughput": (
+            f"{float(rate):,.0f} steps/s ({int(steps):,} self-play steps in {float(seconds):.0f} s, {cpu} CPU s "
+            "of the driver and its Ray instance)"
+        )
+    }
+
+
 # Runs the README block with its learn and hg_env.evaluate timed in CPU seconds of this process, on one
 # torch thread: on a shared machine wall time (and extra torch threads, which spin) measure the load.
 SB3_EXAMPLE_HARNESS = """
@@ -426,6 +461,13 @@ FIGURES: dict[str, Figure] = {
             4,
             measure_sb3_example,
         ),
+        Figure(
+            "ray-tournament",
+            "python -m hg_env.train.distributed --bench --json (80 games, random vs greedy)",
+            2,
+            measure_ray_tournament,
+        ),
+        Figure("rllib-throughput", "hgenv train --config configs/rllib_throughput.toml", 5, measure_rllib_throughput),
     )
 }
 
@@ -481,6 +523,8 @@ def machine_line(text: str, names: Sequence[str], here: str) -> str:
         return here
     found = MACHINE.search(text)
     old = found.group(0).removeprefix("<!-- machine -->") if found else "unknown"
+    if old == here:  # every figure of the file measured here, on this day
+        return here
     last, _, earliest = old.rpartition("; earlier figures: ")
     if last.startswith(f"{here} ("):  # the same machine and day as the last partial run: add to its list
         names = [*last.removeprefix(f"{here} (").removesuffix(")").split(", "), *names]

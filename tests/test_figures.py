@@ -41,6 +41,7 @@ def test_write_replaces_inline_and_block_markers_and_the_machine_line() -> None:
 
 def test_the_machine_line_names_partial_runs_and_keeps_the_oldest_machine() -> None:
     assert figures.machine_line(TEXT, list(FIGURES), "here") == "here"
+    assert figures.machine_line(figures.write(TEXT, {}, "here"), ["bench"], "here") == "here"
     once = figures.machine_line(TEXT, ["bench"], "here")
     assert once == "here (bench); earlier figures: an old machine"
     same = figures.machine_line(figures.write(TEXT, {}, once), ["strength", "bench"], "here")
@@ -91,6 +92,17 @@ class FakeRunner:
             (Path(cwd) / "runs" / "quick" / "final_eval.json").write_text(json.dumps(final))
         if argv[0] == sys.executable and len(argv) == 2:  # the README's MaskablePPO block in its timing harness
             return Run(json.dumps(SB3_EXAMPLE), "", 60.0, 60.0)
+        if argv[1:4] == ["-m", "hg_env.train.distributed", "--bench"]:
+            rows = [
+                {"games": 80, "wall_s": w, "cpu_s": 20.0, "games_per_s": 80 / w, "load_before": 0.5}
+                for w in (20.0, 25.0, 12.5)
+            ]
+            for row in rows[1:]:
+                row["same_results_as_single_process"] = True
+            return Run(json.dumps(rows), "", 60.0, 60.0)
+        if "rllib_throughput.toml" in argv[-1]:
+            stderr = "RLlib PPO: 16384 steps in 100 s = 164 steps/s (sampling and learning; ...), 150 CPU s (...)"
+            return Run("", stderr, 120.0, 160.0)
         command = argv[3] if argv[:3] == list(figures.HGENV) else argv[0]
         if command == "bench" and argv[4] == "core":
             batches = {str(b): {"decisions_per_cpu_s": 6000.4 * b, "games_per_cpu_s": 1.0} for b in (1, 64)}
@@ -157,16 +169,21 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert values["tournament-example-time"] == "120 s"
     assert "| `mcts` vs `greedy` | 80.0% [74.0, 85.0] | 170.2 – 130.5 | 3.00 (mcts) |" in values["strength"]
     assert values["greedy-0.75-vs-greedy"] == "20.0% [15.0, 26.0]"  # the second agent listed
-    assert (
-        values["throughput"]
-        == values["throughput-lookahead"]
-        == ("1,311 steps/s (100 CPU s for the whole run, start-up included)")
-    )
+    throughput = "1,311 steps/s (100 CPU s for the whole run, start-up included)"
+    assert values["throughput"] == values["throughput-lookahead"] == throughput
     assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO, 1.7 min of CPU)"
     assert values["default-vs-greedy-0.75"] == "75.0% [69.0, 80.0]; 180 – 150"
     assert values["sb3-example"].startswith(
         "1,234 parameters; on one torch thread `learn` took 41 CPU seconds for 4,096"
     )
+    assert values["ray-tournament"].startswith(
+        "80 games of `random` vs `greedy`: one process 4.00 games/s (20 s, 20 CPU s); Ray with 1 CPU 3.20 games/s"
+    )
+    assert (
+        "Ray with 2 CPUs 6.40 games/s (12 s, 20 CPU s), 2.00x the 1-CPU rate; the same games"
+        in values["ray-tournament"]
+    )
+    assert values["rllib-throughput"].startswith("164 steps/s (16,384 self-play steps in 100 s, 150 CPU s")
     trains = [argv for argv in runner.commands if "train" in argv]
     lookahead = Path(trains[1][-1]).read_text()
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
