@@ -188,7 +188,7 @@ class Partition:
         if not len(g):
             return
         if self.parent.shape[0] == 1:  # a batch of one game (the single-game env): Python bookkeeping
-            self._union_one(a.tolist(), b.tolist(), lake_fish)
+            self.union_one(a.tolist(), b.tolist(), lake_fish)
             return
         n, num_zones = len(g), self.parent.shape[1]
         gg = np.concatenate([g, g])
@@ -208,7 +208,7 @@ class Partition:
         if lakes.any():  # only river areas flowing into lakes have any
             sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
 
-    def _union_one(self, a: list[int], b: list[int], lake_fish: np.ndarray) -> None:
+    def union_one(self, a: list[int], b: list[int], lake_fish: np.ndarray) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
         bookkeeping in Python (a tile joins a handful of zones) and a few array calls."""
         parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]

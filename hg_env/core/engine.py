@@ -383,6 +383,9 @@ def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt
 
 def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, tile: np.ndarray) -> None:
     """T2: put tiles on cells and join their zones to their neighbours' (R2.13)."""
+    if state.batch_size == 1:
+        _put_one_tile(state, int(cell[0]), int(rot[0]), int(tile[0]))
+        return
     tiles = state.spec.tiles
     state.board_tile[g, cell] = tile
     state.board_rot[g, cell] = rot
@@ -391,8 +394,9 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     gg = g[:, None]
     neighbor = state.board.neighbor[cell]  # [G, dir], -1 off the board
     on_board = neighbor >= 0
-    target = np.where(on_board, neighbor, cell[:, None])  # off-board updates land on the (occupied) cell
-    state.need[gg, target] |= tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT
+    target = np.where(on_board, neighbor, cell[:, None])  # off-board: or 0 into the (occupied) cell itself
+    shown = tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT
+    state.need[gg, target] |= np.where(on_board, shown, 0).astype(np.uint16)
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
     _update_frontier(state, g, cell, target, on_board & (there < 0))
     gi, d = (there >= 0).nonzero()
@@ -410,6 +414,51 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b, lake_fish)
     if state.system is not None:
         state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1], lake_fish)
+
+
+def _put_one_tile(state: State, cell: int, rot: int, tile: int) -> None:
+    """``_put_tile`` in a batch of one game, with Python scalars (the same arrays, the same unions)."""
+    tiles = state.spec.tiles
+    board_tile, board_rot, need = state.board_tile[0], state.board_rot[0], state.need[0]
+    board_tile[cell] = tile
+    board_rot[cell] = rot
+    state.tile_cell[0, tile] = cell
+    need[cell] |= tiles.occupied_flag
+    neighbors = state.board.neighbor[cell].tolist()
+    shown = (tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT).tolist()
+    targets, empty, joined = [], [], []
+    for d, nb in enumerate(neighbors):
+        if nb < 0:
+            targets.append(cell)
+            empty.append(False)
+            continue
+        need[nb] |= shown[d]
+        there = int(board_tile[nb])
+        targets.append(nb)
+        empty.append(there < 0)
+        if there >= 0:
+            joined.append((d, there, int(board_rot[nb])))
+    _update_one_frontier(state, 0, cell, targets, empty)
+    if not joined:
+        return
+    mine = tiles.SIDE_ZONES[tile, rot].tolist()  # [dir][slot]
+    middle_a, middle_b, banks_a, banks_b, split_a, split_b = [], [], [], [], [], []
+    for d, there, there_rot in joined:
+        ours, theirs = mine[d], tiles.SIDE_ZONES[there, there_rot, (d + 2) % 4].tolist()
+        middle_a.append(ours[1])
+        middle_b.append(theirs[1])
+        if ours[0] >= 0:  # a split side (river banks, road sides): the banks cross, 0 meets 2
+            banks_a.append((ours[0], ours[2]))
+            banks_b.append((theirs[2], theirs[0]))
+            split_a.append(ours[1])
+            split_b.append(theirs[1])
+    # the order of _put_tile: every middle slot, then slot 0 of the split sides, then slot 2
+    a = middle_a + [x for x, _ in banks_a] + [y for _, y in banks_a]
+    b = middle_b + [x for x, _ in banks_b] + [y for _, y in banks_b]
+    lake_fish = state.spec.areas.lake_fish_by_byte
+    state.area.union_one(a, b, lake_fish)
+    if state.system is not None and split_a:
+        state.system.union_one(split_a, split_b, lake_fish)
 
 
 def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np.ndarray, empty: np.ndarray) -> None:
