@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hg_env.core.ruleset import RULESETS
+from hg_env.fileio import atomic_write_text
 from hg_env.tables import render_table
 
 HGENV = (sys.executable, "-m", "hg_env.cli")  # `hgenv` from this interpreter
@@ -560,17 +561,30 @@ def write(text: str, values: dict[str, str], machine_line: str) -> str:
 
 
 def run_figures(
-    names: Sequence[str], runner: Runner = run_command, log: Callable[[str], None] = print
+    names: Sequence[str],
+    runner: Runner = run_command,
+    log: Callable[[str], None] = print,
+    measured: Callable[[list[str], dict[str, str]], None] | None = None,
 ) -> dict[str, str]:
-    """Measure the named figures one after the other; marker -> text."""
+    """Measure the named figures one after the other; marker -> text. ``measured(done, values)``
+    is called after each figure with the names measured so far and that figure's texts."""
     values: dict[str, str] = {}
-    for name in names:
+    for i, name in enumerate(names):
         figure = FIGURES[name]
         log(f"[{name}] about {figure.minutes:g} min: {figure.command}")
         start = time.perf_counter()
-        values.update(figure.measure(runner))
+        texts = figure.measure(runner)
+        values.update(texts)
         log(f"[{name}] done in {time.perf_counter() - start:.0f} s")
+        if measured is not None:
+            measured(list(names[: i + 1]), texts)
     return values
+
+
+def write_into(path: Path, done: list[str], values: dict[str, str]) -> None:
+    """Put ``values`` and the machine line after measuring ``done`` into the file ``path`` (atomically)."""
+    text = path.read_text(encoding="utf-8")
+    atomic_write_text(path, write(text, values, machine_line(text, done, machine())))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -595,18 +609,18 @@ def main(argv: list[str] | None = None) -> int:
         if absent or not MACHINE.search(text):
             print(f"{args.write}: markers missing for {absent or 'the machine line'}", file=sys.stderr)
             return 2
+    # each figure goes into the file as soon as it is measured: a failed or interrupted run keeps the others
+    measured = (lambda done, texts: write_into(Path(args.write), done, texts)) if args.write else None
     try:
-        values = run_figures(names, log=lambda line: print(line, file=sys.stderr, flush=True))
+        values = run_figures(names, log=lambda line: print(line, file=sys.stderr, flush=True), measured=measured)
     except FigureError as err:
-        print(f"figure failed: {err}", file=sys.stderr)
+        kept = f" (the figures measured before it are in {args.write})" if args.write else ""
+        print(f"figure failed: {err}{kept}", file=sys.stderr)
         return 1
     for name, text in values.items():
         print(f"<!-- figure:{name} -->\n{text}\n<!-- /figure -->")
     if args.write:
-        path = Path(args.write)
-        text = path.read_text(encoding="utf-8")
-        path.write_text(write(text, values, machine_line(text, names, machine())), encoding="utf-8")
-        print(f"wrote {len(values)} figure(s) and the machine line into {path}", file=sys.stderr)
+        print(f"wrote {len(values)} figure(s) and the machine line into {args.write}", file=sys.stderr)
     return 0
 
 

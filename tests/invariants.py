@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from hg_env.core import engine
 from hg_env.core.areas import lake_members, popcount, tile_members
+from hg_env.core.rules import Rules
 from hg_env.core.ruleset import NUM_PIECES
 from hg_env.core.state import OVER, State
 from hg_env.core.tiles import C_BONUS, C_FISH, C_LAKES, C_TRIGGER
@@ -109,3 +111,25 @@ def check_mask(state: State, game: int, mask: np.ndarray) -> None:
         assert not mask.any()
     else:
         assert mask.any(), "empty action mask in a running game"
+
+
+def check_batch_equals_singles(players: list[int], seeds: list[int], rules: Rules | None = None) -> None:
+    """Games stepped together (player counts mixed, each in its own phase, some sitting a step out)
+    equal the same games stepped alone: every state array and every event, after every step."""
+    batch = engine.new_games(players, rules, seeds=seeds)
+    singles = [engine.new_games(p, rules, seeds=[s]) for p, s in zip(players, seeds)]
+    rngs = [np.random.default_rng(s) for s in seeds]
+    while (batch.phase != OVER).any():
+        mask = engine.legal_action_mask(batch)
+        actions = np.full(batch.batch_size, -1)
+        for i, rng in enumerate(rngs):
+            if batch.phase[i] != OVER and rng.random() < 0.8:  # some games sit a step out
+                actions[i] = rng.choice(np.flatnonzero(mask[i]))
+        engine.step(batch, actions)
+        for i, single in enumerate(singles):
+            if actions[i] >= 0:
+                engine.step(single, actions[i : i + 1])
+            mine = batch.take([i]).arrays()
+            for name, array in single.arrays().items():
+                np.testing.assert_array_equal(mine[name], array, err_msg=f"game {i}: {name}")
+            assert batch.events[i] == single.events[0]

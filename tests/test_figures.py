@@ -189,6 +189,29 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
 
 
+def test_a_failed_figure_leaves_the_ones_measured_before_it_in_the_file(tmp_path: Path, monkeypatch) -> None:
+    """Each figure is written as soon as it is measured: a run that fails an hour in keeps the others."""
+    monkeypatch.chdir(ROOT)
+    readme = tmp_path / "README.md"
+    readme.write_text(TEXT)
+    canned = FakeRunner()
+
+    def runner(argv, cwd=None) -> Run:
+        if "tournament" in [str(a) for a in argv]:
+            raise figures.FigureError("hgenv tournament failed")
+        return canned(argv, cwd)
+
+    def measured(done: list[str], texts: dict[str, str]) -> None:
+        figures.write_into(readme, done, texts)
+
+    with pytest.raises(figures.FigureError):
+        figures.run_figures(["state-memory", "tournament-example"], runner, lambda line: None, measured)
+    text = readme.read_text()
+    assert "<!-- figure:state-memory -->2,048 bytes per game (2.0 KiB) in hg2020, " in text
+    assert "(state-memory); earlier figures: an old machine" in text
+    assert "<!-- figure:bench -->old table<!-- /figure -->" in text
+
+
 def test_a_cheap_figure_for_real_into_a_readme(tmp_path: Path) -> None:
     """python -m hg_env.figures --run state-memory --write FILE: measured, written, the machine named."""
     readme = tmp_path / "README.md"

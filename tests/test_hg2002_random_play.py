@@ -11,7 +11,14 @@ from hg_env.core import engine
 from hg_env.core.rules import Rules
 from hg_env.core.state import OCCUPY, OVER, PLACE, State
 from hg_env.core.tiles import KIND_EXTRA, KIND_REGULAR
-from tests.invariants import check_areas, check_frontier, check_mask, check_pieces, check_tiles
+from tests.invariants import (
+    check_areas,
+    check_batch_equals_singles,
+    check_frontier,
+    check_mask,
+    check_pieces,
+    check_tiles,
+)
 
 RULES = Rules(ruleset="hg2002")
 GAMES_PER_COUNT = 50  # x 4 player counts = 200 games
@@ -90,20 +97,4 @@ def test_batch_equals_games_stepped_one_by_one() -> None:
     """B hg2002 games stepped together (2-5 players mixed, each in its own phase) equal the same games alone."""
     players = [2, 3, 4, 5, 2, 3, 4, 5]
     seeds = list(range(2900, 2900 + len(players)))
-    batch = engine.new_games(players, RULES, seeds=seeds)
-    singles = [engine.new_games(p, RULES, seeds=[s]) for p, s in zip(players, seeds)]
-    rngs = [np.random.default_rng(s) for s in seeds]
-    while (batch.phase != OVER).any():
-        mask = engine.legal_action_mask(batch)
-        actions = np.full(batch.batch_size, -1)
-        for i, rng in enumerate(rngs):
-            if batch.phase[i] != OVER and rng.random() < 0.8:  # some games sit a step out
-                actions[i] = rng.choice(np.flatnonzero(mask[i]))
-        engine.step(batch, actions)
-        for i, single in enumerate(singles):
-            if actions[i] >= 0:
-                engine.step(single, actions[i : i + 1])
-            mine = batch.take([i]).arrays()
-            for name, array in single.arrays().items():
-                np.testing.assert_array_equal(mine[name], array, err_msg=f"game {i}: {name}")
-            assert batch.events[i] == single.events[0]
+    check_batch_equals_singles(players, seeds, RULES)
