@@ -529,6 +529,8 @@ def machine_line(text: str, names: Sequence[str], here: str) -> str:
     last, _, earliest = old.rpartition("; earlier figures: ")
     if last.startswith(f"{here} ("):  # the same machine and day as the last partial run: add to its list
         names = [*last.removeprefix(f"{here} (").removesuffix(")").split(", "), *names]
+        if set(names) >= set(FIGURES):  # partial runs that measured every figure between them
+            return here
     return f"{here} ({', '.join(dict.fromkeys(names))}); earlier figures: {earliest}"
 
 

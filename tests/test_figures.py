@@ -48,6 +48,11 @@ def test_the_machine_line_names_partial_runs_and_keeps_the_oldest_machine() -> N
     assert same == "here (bench, strength); earlier figures: an old machine"
     elsewhere = figures.machine_line(figures.write(TEXT, {}, same), ["strength"], "there")
     assert elsewhere == "there (strength); earlier figures: an old machine"
+    rest = [name for name in FIGURES if name != "strength"]
+    between = figures.machine_line(
+        figures.write(TEXT, {}, figures.machine_line(TEXT, rest, "here")), ["strength"], "here"
+    )
+    assert between == "here"  # two partial runs on one machine and day measured every figure
     assert "cores" in figures.machine() and "Python" in figures.machine() and "numpy" in figures.machine()
 
 
