@@ -311,11 +311,15 @@ def print_env(result: dict, as_json: bool) -> None:
         print(f"  {name:<22} {rate:>10,.0f}{ratio}")
 
 
-def fingerprint(num_games: int = 12, seed: int = 0, **rule_flags) -> dict[str, str]:
+def fingerprint(num_games: int = 12, seed: int = 0, one_state_per_game: bool = False, **rule_flags) -> dict[str, str]:
     """SHA-256 digests of everything a fixed set of seeded random games shows: the observations of
     the acting seat and the legal masks at every decision, the actions, scores and event logs, and
     the lookahead features of every tenth decision. Refactors that must not change the games
-    (rulesets, speed work) leave every digest unchanged; ``hgenv bench fingerprint`` prints them."""
+    (rulesets, speed work) leave every digest unchanged; ``hgenv bench fingerprint`` prints them.
+
+    ``one_state_per_game`` plays each game in a state of its own (the single-game paths the AEC env
+    and ``Game`` take) and must give the same digests, the lookahead's aside (it draws from one
+    generator across the batch, so it is left out)."""
     import hashlib
 
     from hg_env.core import search
@@ -323,23 +327,34 @@ def fingerprint(num_games: int = 12, seed: int = 0, **rule_flags) -> dict[str, s
 
     rules = Rules.from_kwargs(**rule_flags)
     players = [2 + i % 4 for i in range(num_games)]  # 2-5 players
-    state = engine.new_games(players, rules, seeds=[seed + i for i in range(num_games)])
+    seeds = [seed + i for i in range(num_games)]
+    if one_state_per_game:
+        states = [engine.new_games(p, rules, seeds=[s]) for p, s in zip(players, seeds)]
+    else:
+        states = [engine.new_games(players, rules, seeds=seeds)]
     rng = np.random.default_rng(seed)
     lookahead_rng = np.random.default_rng([seed, 1])
-    digests = {name: hashlib.sha256() for name in ("observations", "masks", "actions", "scores", "events", "lookahead")}
+    names = ["observations", "masks", "actions", "scores", "events"] + ([] if one_state_per_game else ["lookahead"])
+    digests = {name: hashlib.sha256() for name in names}
     step = 0
-    while (state.phase != OVER).any():
-        live = np.flatnonzero(state.phase != OVER)
-        digests["observations"].update(observe(state, live, state.current[live]).tobytes())
-        mask = engine.legal_action_mask(state)
+    while any((state.phase != OVER).any() for state in states):
+        for state in states:  # the batch's order: game by game
+            live = np.flatnonzero(state.phase != OVER)
+            if len(live):
+                digests["observations"].update(observe(state, live, state.current[live]).tobytes())
+        mask = np.concatenate([engine.legal_action_mask(state) for state in states])
         digests["masks"].update(np.packbits(mask).tobytes())
-        if step % 10 == 0:
-            gains, estimates = search.lookahead_features(state, lookahead_rng)
+        if step % 10 == 0 and not one_state_per_game:
+            gains, estimates = search.lookahead_features(states[0], lookahead_rng)
             digests["lookahead"].update(gains.tobytes() + estimates.tobytes())
         actions = sample_uniform(mask, rng)
         digests["actions"].update(actions.astype(np.int64).tobytes())
-        engine.step(state, actions)
-        digests["scores"].update(state.score.astype(np.int64).tobytes())
+        first = 0
+        for state in states:
+            engine.step(state, actions[first : first + state.batch_size])
+            first += state.batch_size
+        digests["scores"].update(np.concatenate([state.score for state in states]).astype(np.int64).tobytes())
         step += 1
-    digests["events"].update(json.dumps(state.events, sort_keys=True).encode())
+    events = [game for state in states for game in state.events]
+    digests["events"].update(json.dumps(events, sort_keys=True).encode())
     return {name: d.hexdigest()[:16] for name, d in digests.items()}

@@ -89,3 +89,10 @@ IDS = ["hg2020-defaults", "hg2020-all-flags-flipped", "hg2002", "carcassonne", "
 @pytest.mark.parametrize(("flags", "expected"), GOLDEN, ids=IDS)
 def test_seeded_games_are_bit_identical(flags: dict, expected: dict) -> None:
     assert fingerprint(**flags) == expected
+
+
+@pytest.mark.parametrize(("flags", "expected"), GOLDEN, ids=IDS)
+def test_games_played_one_state_each_are_bit_identical(flags: dict, expected: dict) -> None:
+    """The single-game paths (one game per state: the AEC env, ``Game``) play the same games."""
+    expected = {name: digest for name, digest in expected.items() if name != "lookahead"}
+    assert fingerprint(one_state_per_game=True, **flags) == expected

@@ -141,6 +141,10 @@ def action_layout(rules: Rules | int | None = None, ruleset: str = DEFAULT_RULES
 def sample_rows(indptr: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random action per row of compressed legal actions (``engine.legal_actions``);
     -1 for empty rows. Draws exactly what ``sample_uniform`` draws from the same rows as a mask."""
+    if len(indptr) == 2:  # one row: the same draw with Python scalars
+        start, count = int(indptr[0]), int(indptr[1] - indptr[0])
+        pick = int(rng.random() * count)
+        return np.array([actions[start + pick] if count else -1], dtype=np.int64)
     counts = np.diff(indptr)
     pick = indptr[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
     return np.where(counts > 0, actions[np.minimum(pick, len(actions) - 1)] if len(actions) else -1, -1)

@@ -210,10 +210,10 @@ class Partition:
 
     def union_one(self, a: list[int], b: list[int], lake_fish: np.ndarray) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
-        bookkeeping in Python (a tile joins a handful of zones) and a few array calls."""
+        bookkeeping in Python ints (a tile joins a handful of zones) and a few small array calls."""
         parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
-        pairs = parent[a + b].tolist()
-        ra, rb = pairs[: len(a)], pairs[len(a) :]
+        roots = parent[a + b].tolist()
+        ra, rb = roots[: len(a)], roots[len(a) :]
         link: dict[int, int] = {}
 
         def top(k: int) -> int:
@@ -225,30 +225,32 @@ class Partition:
             tx, ty = top(x), top(y)
             if tx != ty:
                 link[ty] = tx
+        keys = list(link)
+        size = dict(zip(keys, sums[keys, SIZE].tolist()))  # read before any join
         groups: dict[int, list[int]] = {}
-        for k in link:
+        for k in keys:
             groups.setdefault(top(k), []).append(k)
-        size = sums[:, SIZE]
-        winner = {}
+        winner: dict[int, int] = {}
         for group in groups.values():  # the largest tree survives, ties to the smallest zone (as union)
             best = max(group, key=lambda k: (size[k], -k))
             winner.update(dict.fromkeys(group, best))
-        moved = [k for k, w in winner.items() if k != w]
-        if moved:
-            into = [winner[k] for k in moved]
-            np.add.at(sums, into, sums[moved])
-            np.bitwise_or.at(bits, into, bits[moved])
-        for x in ra:  # each pair is one matched side segment: 2 fewer open connections
-            sums[winner[x], OPEN] -= 2
-        if moved:
-            remap = np.arange(len(parent), dtype=parent.dtype)
-            remap[moved] = into
-            parent[:] = remap[parent]
-            grown = sorted(set(into))
-            sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
-            lakes = bits[grown, LAKE_BITS]
-            if lakes.any():
-                sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
+        closed: dict[int, int] = {}  # each pair is one matched side segment: 2 fewer open connections
+        for x in ra:
+            closed[winner[x]] = closed.get(winner[x], 0) + 2
+        grown = sorted({w for k, w in winner.items() if k != w})
+        for k, w in winner.items():  # int16 sums wrap like np.add.at's: the same values in any order
+            if k != w:
+                sums[w] += sums[k]
+                bits[w] |= bits[k]
+                parent[parent == k] = w
+        for w, minus in closed.items():
+            sums[w, OPEN] -= minus
+        for w in grown:  # the derived columns of the grown roots
+            words = bits[w].tolist()
+            sums[w, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
+            if words[LAKE_BITS]:  # only river areas flowing into lakes have any
+                lakes = words[LAKE_BITS]
+                sums[w, LAKE_FISH] = sum(int(lake_fish[i, lakes >> (8 * i) & 255]) for i in range(4))
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)

@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import tile_members
+from hg_env.core.areas import COUNTS, LAKE_FISH, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
 from hg_env.core.scoring import forest_value, majority, river_value
@@ -241,6 +241,23 @@ def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> n
     return np.zeros(len(g), dtype=bool)  # OVER: no action is legal
 
 
+def _legal_one(state: State, action: int) -> bool:
+    """``_legal_in_phase`` for the one game of a single-game state, action >= 0: the common phases
+    with Python scalars."""
+    phase, layout = int(state.phase[0]), action_layout(state.rules)
+    if phase == PLACE:
+        if action >= layout.occupy:
+            return False
+        cell, rot = divmod(action, 4)
+        slot = int(state.frontier_slot[0, cell])
+        return slot >= 0 and bool(state.place_fits[0, slot, rot])
+    if phase == OCCUPY and state.spec.recall is None:
+        if action == layout.none:
+            return True
+        return layout.occupy <= action < layout.retake and bool(state.occupy_mask[0, action - layout.occupy])
+    return bool(_legal_in_phase(state, phase, _ROW_ZERO, np.array([action]))[0])
+
+
 def step(state: State, actions: np.ndarray | list[int]) -> None:
     """Apply one decision per game (negative = skip that game), in place.
 
@@ -251,11 +268,18 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
     if a.shape != (state.batch_size,):
         raise ValueError(f"expected {state.batch_size} actions (one per game), got shape {a.shape}")
     groups = _by_phase(state, a)
-    illegal = [g[~_legal_in_phase(state, phase, g, a[g])] for phase, g in groups.items()]
-    if any(len(bad) for bad in illegal):
-        raise ValueError(illegal_message(state, a, np.sort(np.concatenate(illegal))))
+    if state.batch_size == 1:  # one game: a scalar check
+        if groups and not _legal_one(state, int(a[0])):
+            raise ValueError(illegal_message(state, a, _ROW_ZERO))
+    else:
+        illegal = [g[~_legal_in_phase(state, phase, g, a[g])] for phase, g in groups.items()]
+        if any(len(bad) for bad in illegal):
+            raise ValueError(illegal_message(state, a, np.sort(np.concatenate(illegal))))
     layout = action_layout(state.rules)
-    state.decisions[a >= 0] += 1
+    if state.batch_size == 1:
+        state.decisions[0] += len(groups)
+    else:
+        state.decisions[a >= 0] += 1
     g = groups.get(PLACE)
     if g is not None:
         cell, rot = np.divmod(a[g], 4)
@@ -302,6 +326,16 @@ def illegal_message(state: State, actions: np.ndarray, games: np.ndarray) -> str
 def _begin_regular_turn(state: State, g: np.ndarray, advance: bool = True) -> None:
     """Next player (R3.6) draws a placeable regular tile (T1), or the game ends (R8.1)."""
     if not len(g):
+        return
+    if len(g) == 1:  # one game: scalar bookkeeping
+        game = int(g[0])
+        if advance:
+            state.current[game] = (int(state.current[game]) + 1) % int(state.num_players[game])
+        state.extra_turn[game] = False
+        if _draw_one(state, game, state.regular_deck, state.regular_len, state.regular_next):
+            state.phase[game] = PLACE
+        else:
+            _end_game(state, g)
         return
     if advance:
         state.current[g] = (state.current[g] + 1) % state.num_players[g]
@@ -395,7 +429,7 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     neighbor = state.board.neighbor[cell]  # [G, dir], -1 off the board
     on_board = neighbor >= 0
     target = np.where(on_board, neighbor, cell[:, None])  # off-board: or 0 into the (occupied) cell itself
-    shown = tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT
+    shown = tiles.SHOWN_NEED[tile, rot]
     state.need[gg, target] |= np.where(on_board, shown, 0).astype(np.uint16)
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
     _update_frontier(state, g, cell, target, on_board & (there < 0))
@@ -425,7 +459,7 @@ def _put_one_tile(state: State, cell: int, rot: int, tile: int) -> None:
     state.tile_cell[0, tile] = cell
     need[cell] |= tiles.occupied_flag
     neighbors = state.board.neighbor[cell].tolist()
-    shown = (tiles.SIDE_TYPE[tile, rot].astype(np.uint16) << tiles.OPPOSITE_SHIFT).tolist()
+    shown = tiles.SHOWN_NEED[tile, rot].tolist()
     targets, empty, joined = [], [], []
     for d, nb in enumerate(neighbors):
         if nb < 0:
@@ -520,6 +554,12 @@ def enter_occupy(state: State, g: np.ndarray) -> None:
         return
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
+    if len(g) == 1 and state.spec.recall is None and state.rules.auto_skip_forced_actions:  # one game
+        if mask.any():
+            state.phase[g] = OCCUPY
+        else:
+            _finish_tile(state, g)
+        return
     if state.rules.auto_skip_forced_actions:
         offered = mask.any(1)
         if state.spec.recall is not None:  # taking the abbot back is a choice too
@@ -606,8 +646,18 @@ def occupant_columns(spec: Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
     """[len(g), K] bool legal occupants on the tile just placed (R5.3-R5.8)."""
     spec, tiles = state.spec, state.spec.tiles
-    tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     piece, local, system, _ = occupant_columns(spec)
+    if len(g) == 1:  # one game: look the few candidates up one by one
+        game = int(g[0])
+        tile = int(state.board_tile[game, state.last_cell[game]])
+        mask = occupant_table(state.rules)[tile] & (state.supply[game, state.current[game], piece] > 0)
+        for k in mask.nonzero()[0].tolist():
+            part = state.system if system[k] else state.area  # R5.5 a hut's river system, R5.4 an area
+            zone = tiles.TILE_ZONE[tile, local[k]]
+            if part.sums[game, part.parent[game, zone], OCCUPANTS:].any():
+                mask[k] = False
+        return mask[None]
+    tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     mask = occupant_table(state.rules)[tile] & (state.supply[g[:, None], state.current[g][:, None], piece] > 0)
     gi, k = mask.nonzero()  # look up only the candidates: most columns are no target on a given tile
     if not len(gi):
@@ -690,14 +740,12 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
     """T5 (R6.4): score the forests and rivers (cities, roads) the tile just closed; return their pawns.
 
     Returns, per game, the tile-id sets of closed forests holding a trigger (menhir, gold; T6)."""
+    if len(g) == 1:
+        return [_score_closed_one(state, int(g[0]))]
     spec = state.spec
     tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     trigger_areas: list[list[set[int]]] = [[] for _ in g]
-    if len(g) == 1:  # one game: most tiles close nothing; look at its closable zones only
-        zones = tiles.CLOSABLE_ZONES[tile[0]]
-        if not len(zones) or state.area.open[g[0], state.area.parent[g[0], zones]].all():
-            return trigger_areas
     gg = g[:, None]
     roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
     closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
@@ -736,6 +784,64 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
     inside = state.area.find(sg[pi], zone) == root[pi]
     remove_figures(state, sg[pi[inside]], pt[inside])
     return trigger_areas
+
+
+def _score_closed_one(state: State, game: int) -> list[set[int]]:
+    """``_score_closed`` for one game, with Python scalars: most tiles close nothing, and a closed
+    forest or river is scored from one row of its root's sums. Returns that game's trigger sets."""
+    spec, area = state.spec, state.area
+    tiles, points = spec.tiles, spec.points
+    zones = tiles.CLOSABLE_ZONES[int(state.board_tile[game, state.last_cell[game]])]
+    if not len(zones):
+        return []
+    roots = area.parent[game, zones].tolist()
+    is_open = area.sums[game, roots, OPEN].tolist()
+    closed = list(dict.fromkeys(root for root, left in zip(roots, is_open) if not left))  # distinct, in order
+    triggers: list[set[int]] = []
+    for root in closed:
+        row = area.sums[game, root].tolist()
+        count, bonus, trigger = row[TILES], row[COUNTS + C_BONUS], row[COUNTS + C_TRIGGER]
+        fish = row[COUNTS + C_FISH] + row[LAKE_FISH]  # R2.17 riverFish
+        forest = tiles.ZONE_TYPE[root] == Z_FOREST
+        if forest:
+            value = points.forest_tile * count + points.forest_bonus * bonus
+        else:
+            value = points.river_tile * count + points.river_fish * fish
+        occupants = row[OCCUPANTS:]
+        top = max(occupants)
+        scorers = [seat for seat, n in enumerate(occupants) if top > 0 and n == top]  # R6.1
+        for seat in scorers:
+            state.score[game, seat] += value
+        members = _bit_ids(area.bits[game, root, TILE_BITS].tolist())
+        if state.events is not None and scorers:
+            event = _closed_event(spec, bool(forest), bonus, fish)
+            event.update(scorers=scorers, points=value, tileCount=count, tileIds=members)
+            state.events[game].append(event)
+        if forest and trigger > 0:
+            triggers.append(set(members))
+        # R6.4: every pawn of a scored area returns, majority and minority alike.
+        seat, kind, local = (
+            state.occupant_seat[game, members],
+            state.occupant_kind[game, members],
+            state.occupant_local[game, members],
+        )
+        pawn = ((seat >= 0) & (kind != HUT)).nonzero()[0]
+        if len(pawn):
+            pt = np.asarray(members)[pawn]
+            inside = area.parent[game, tiles.TILE_ZONE[pt, local[pawn]]] == root
+            remove_figures(state, np.full(int(inside.sum()), game), pt[inside])
+    return triggers
+
+
+def _bit_ids(words: list[int]) -> list[int]:
+    """The numbers of the set bits of a bitset given as 64-bit words, ascending."""
+    ids = []
+    for w, word in enumerate(words):
+        while word:
+            low = word & -word
+            ids.append(64 * w + low.bit_length() - 1)
+            word ^= low
+    return ids
 
 
 def _closed_event(spec: Ruleset, forest: bool, bonus: int, fish: int) -> dict:

@@ -300,6 +300,9 @@ class Observer:
     def _fill_info(self, info: np.ndarray, state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> None:
         """Write the info fields of games g, in order, into the zeroed uint8 rows ``info`` [G, >= fields]."""
         at = self.info
+        if len(g) == 1:
+            self._fill_info_one(info[0], state, int(g[0]), int(seats[0]), order[0].tolist())
+            return
         rows = np.arange(len(g))
         score = np.minimum(state.score[g[:, None], order], 255 * 256 + 255)
         info[:, at["score_lo_p0"] : at["score_hi_p0"]] = score & 255
@@ -323,6 +326,34 @@ class Observer:
         drawn = tile >= 0  # the tile to place is public: no longer unseen
         info[rows[drawn], at["to_place_t0"] + tile[drawn]] = 1
         info[rows[drawn], at["unseen_t0"] + tile[drawn]] = 0
+
+    def _fill_info_one(self, info: np.ndarray, state: State, game: int, seat: int, order: list[int]) -> None:
+        """``_fill_info`` for one game: the fields before the tile one-hots as one Python list."""
+        score = [min(x, 255 * 256 + 255) for x in state.score[game].tolist()]
+        score = [score[k] for k in order]
+        supply = state.supply[game].tolist()  # [seat][piece]
+        num_players, phase = int(state.num_players[game]), int(state.phase[game])
+        acting = (int(state.current[game]) - seat) % num_players
+        fields = (
+            [x & 255 for x in score]
+            + [x >> 8 for x in score]
+            + [supply[k][piece] for piece in self.pieces for k in order]
+            + [int(num_players > k) for k in range(MAX_PLAYERS)]
+            + [int(k == acting and phase != OVER) for k in range(MAX_PLAYERS)]  # no one acts once over
+            + [int(k == phase) for k in range(len(PHASE_NAMES))]
+            + [int(state.extra_turn[game]), int(state.regular_len[game] - state.regular_next[game])]
+        )
+        if self.spec.extra_deck:
+            fields.append(int(state.extra_len[game] - state.extra_next[game]))
+        if self.spec.pit_choice:
+            fields += state.pit_range[game].tolist()
+        info[: len(fields)] = np.array(fields)  # int64 into uint8 wraps as the batched assignments do
+        at = self.info
+        info[at["unseen_t0"] :] = state.dealt[game] & (state.tile_cell[game] < 0) & ~state.discarded[game]
+        tile = int(state.tile_to_place[game])
+        if tile >= 0:  # the tile to place is public: no longer unseen
+            info[at["to_place_t0"] + tile] = 1
+            info[at["unseen_t0"] + tile] = 0
 
     def decode_board(self, obs: np.ndarray, reach: int) -> dict:
         """Read a single [C, H, W] observation back: tiles, occupants and the info fields."""

@@ -37,8 +37,10 @@ class Rules:
     (``rules.hut_targets``). Unknown flags and bad values raise ValueError.
     """
 
-    __slots__ = ("_hash", "_values", "spec")
+    __slots__ = ("_hash", "_values", "board", "reach", "spec")
     spec: Ruleset  # the ruleset definition (tiles, pieces, points, rule functions)
+    reach: int  # the board's reach: board_reach, or num_tiles - 1 when unbounded
+    board: Board  # its geometry (built once: the engine reads it on every step)
 
     def __init__(self, ruleset: str = DEFAULT_RULESET, board_reach: int | None = 12, start_rotation: int = 0, **flags):
         spec = get_ruleset(ruleset)
@@ -60,6 +62,10 @@ class Rules:
         object.__setattr__(self, "_values", values)
         object.__setattr__(self, "_hash", hash(tuple(sorted(values.items()))))
         object.__setattr__(self, "spec", spec)  # the ruleset definition (tiles, pieces, points, rule functions)
+        # With T tiles no tile can lie more than T - 1 steps from the start tile: None is exactly unbounded.
+        reach = spec.tiles.num_tiles - 1 if board_reach is None else board_reach
+        object.__setattr__(self, "reach", reach)
+        object.__setattr__(self, "board", board_geometry(reach))
 
     @classmethod
     def from_kwargs(cls, **flags: object) -> Rules:
@@ -95,17 +101,6 @@ class Rules:
     def as_dict(self) -> dict[str, Any]:
         """Every flag by name, the ruleset included (what records store)."""
         return dict(self._values)
-
-    @property
-    def reach(self) -> int:
-        if self.board_reach is not None:
-            return self.board_reach
-        # With T tiles no tile can lie more than T - 1 steps from the start tile: exactly unbounded.
-        return self.spec.tiles.num_tiles - 1
-
-    @property
-    def board(self) -> Board:
-        return board_geometry(self.reach)
 
 
 def _rules_from_dict(values: dict) -> Rules:

@@ -228,6 +228,11 @@ class TileSet:
         return (self.need_bits * ((np.arange(4) + 2) % 4)).astype(np.uint16)
 
     @cached_property
+    def SHOWN_NEED(self) -> np.ndarray:
+        """[tile, rot, dir] uint16: what the side facing dir adds to the need code of the neighbour there."""
+        return self.SIDE_TYPE.astype(np.uint16) << self.OPPOSITE_SHIFT
+
+    @cached_property
     def CLOSABLE(self) -> np.ndarray:
         """[tile, local] the zone is a forest or river (city, road): scored when completed."""
         zone_type = self.ZONE_TYPE[np.maximum(self.TILE_ZONE, 0)]

@@ -21,6 +21,8 @@ IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
 def after_place(state: State, g: np.ndarray) -> np.ndarray:
     """T3: immediate powers of the tile just placed; returns the games that go on to the occupant decision."""
     tiles = state.spec.tiles
+    if len(g) == 1 and not _immediate_power_tile(tiles)[state.board_tile[g[0], state.last_cell[g[0]]]]:
+        return g  # one game, and the common case: no power on the tile
     tile = state.board_tile[g, state.last_cell[g]]
     if not _immediate_power_tile(tiles)[tile].any():  # the common case: no power on the tile
         return g
