@@ -169,7 +169,10 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
     indptr, actions = legal_actions(state, games)
     count = len(indptr) - 1
     mask = np.zeros((count, action_layout(state.rules).size), dtype=bool)
-    mask[np.repeat(np.arange(count), np.diff(indptr)), actions] = True
+    if count == 1:
+        mask[0, actions] = True
+    else:
+        mask[np.repeat(np.arange(count), np.diff(indptr)), actions] = True
     return mask
 
 

@@ -221,8 +221,19 @@ class Observer:
         rows[:, :num_static] = self.static[ti * 4 + state.board_rot[game, cell]]
         rows[:, num_static:] = self._tile_features(state, g, order, gi, ti, game)
         out[gi, :d0, cell] = rows
+        if n == 1:  # one game: the legal planes and the last tile with scalar lookups
+            self._decision_planes_one(out[0], state, int(g[0]), d0)
+        else:
+            self._decision_planes(out, state, g, d0)
+        info = out.reshape(n, -1)[:, len(self.board_channels) * cells :]  # a view: info planes, row-major
+        self._fill_info(info[:, : len(self.info_fields)], state, g, seats, order)
+        return out.reshape(n, -1, board.size, board.size)
+
+    @staticmethod
+    def _decision_planes(out: np.ndarray, state: State, g: np.ndarray, d0: int) -> None:
+        """The legal planes (the drawn tile's fits on the frontier cells) and the last tile placed."""
         in_place = (state.phase[g] == PLACE).nonzero()[0]
-        if len(in_place):  # the legal planes: the drawn tile's fits on the frontier cells
+        if len(in_place):
             width = int(state.frontier_len[g[in_place]].max())
             gi, slot = (state.frontier[g[in_place], :width] >= 0).nonzero()
             fit_cells = state.frontier[g[in_place][gi], slot]
@@ -230,9 +241,16 @@ class Observer:
         last = state.last_cell[g]
         has_last = (last >= 0).nonzero()[0]
         out[has_last, d0 + 4, last[has_last]] = 1
-        info = out.reshape(n, -1)[:, len(self.board_channels) * cells :]  # a view: info planes, row-major
-        self._fill_info(info[:, : len(self.info_fields)], state, g, seats, order)
-        return out.reshape(n, -1, board.size, board.size)
+
+    @staticmethod
+    def _decision_planes_one(out: np.ndarray, state: State, game: int, d0: int) -> None:
+        """``_decision_planes`` for one game, into its [C, cells] observation."""
+        if state.phase[game] == PLACE:
+            width = int(state.frontier_len[game])
+            out[d0 : d0 + 4, state.frontier[game, :width]] = state.place_fits[game, :width].T
+        last = int(state.last_cell[game])
+        if last >= 0:
+            out[d0 + 4, last] = 1
 
     def _tile_features(
         self, state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray, game: np.ndarray
@@ -293,8 +311,9 @@ class Observer:
         slots = (gi * (len(self.blocks) * z + 1))[:, None, None] + self.zone_slots[ti]  # [K, slot, type]
         per_type = sums.reshape(-1, NUM_SUMS).take(slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
         # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
-        row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
-        per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
+        if n > 1 or order[0].tolist() != _SEAT_IDS_LIST:  # seat 0 of one game sees the seats in order
+            row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
+            per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
         return np.minimum(per_type[..., OPEN:], 255).reshape(len(gi), -1).astype(np.uint8)
 
     def _fill_info(self, info: np.ndarray, state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> None:
@@ -431,11 +450,14 @@ def _seat_order_table() -> np.ndarray:
 _SEAT_ORDER = _seat_order_table()
 _SEAT_RELATIVE = np.argsort(_SEAT_ORDER, axis=2)  # [players, observer, absolute seat] -> relative position
 _SEAT_IDS = np.arange(MAX_PLAYERS)
+_SEAT_IDS_LIST = _SEAT_IDS.tolist()
 
 
 def _special_root(state: State, g: np.ndarray, roots: np.ndarray, power: str) -> np.ndarray | None:
     """[G] root of a special power's zone (-1 where its tile is not placed); None if nowhere placed."""
     tiles = state.spec.tiles
     zone = tiles.SPECIAL_ZONE[power]
+    if len(g) == 1:  # one game: a scalar look
+        return roots[:, zone] if state.tile_cell[g[0], tiles.ZONE_TILE[zone]] >= 0 else None
     placed = state.tile_cell[g, tiles.ZONE_TILE[zone]] >= 0
     return np.where(placed, roots[:, zone], -1) if placed.any() else None
