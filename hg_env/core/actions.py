@@ -25,6 +25,7 @@ from functools import cache
 
 import numpy as np
 
+from hg_env.core.arrays import nonzero
 from hg_env.core.rules import Board, Rules, board_geometry
 from hg_env.core.ruleset import DEFAULT_RULESET, PIECE_NAMES, Ruleset, get_ruleset
 
@@ -152,7 +153,7 @@ def sample_rows(indptr: np.ndarray, actions: np.ndarray, rng: np.random.Generato
 
 def sample_uniform(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of a [B, A] bool mask; -1 for empty rows."""
-    rows, cols = np.nonzero(mask)
+    rows, cols = nonzero(mask)
     counts = np.bincount(rows, minlength=len(mask))
     starts = np.cumsum(counts) - counts
     pick = starts + (rng.random(len(mask)) * counts).astype(np.int64)

@@ -36,6 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
+from hg_env.core.arrays import nonzero
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
@@ -69,9 +70,8 @@ def tile_bits(tile_ids: np.ndarray) -> np.ndarray:
 
 def tile_members(bits: np.ndarray, num_tiles: int) -> np.ndarray:
     """[..., W] uint64 bitsets -> [..., num_tiles] bool membership (tiles, or any numbered set)."""
-    shifts = np.arange(64, dtype=np.uint64)
-    members = ((bits[..., :, None] >> shifts) & _ONE).astype(bool)
-    return members.reshape(*bits.shape[:-1], bits.shape[-1] * 64)[..., :num_tiles]
+    octets = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8)  # bit k of word w: bit k % 8 of byte 8w + k // 8
+    return np.unpackbits(octets, axis=-1, count=num_tiles, bitorder="little").view(bool)
 
 
 def tile_sets(members: np.ndarray) -> np.ndarray:
@@ -178,17 +178,17 @@ class Partition:
         """[G, Z] the root of every zone of games g."""
         return self.parent[g]
 
-    def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray, lake_fish: np.ndarray) -> None:
+    def union(self, g: np.ndarray, a: np.ndarray, b: np.ndarray, tables: AreaTables) -> None:
         """Join the areas of zones a[i] and b[i] in games g[i], for every i at once.
 
         A game may appear in several pairs. Each pair is one matched side
         segment: the joined area has the sum of the open connections minus 2
         per pair (R2.15), whether it joins two areas or closes a loop.
-        ``lake_fish`` is ``AreaTables.lake_fish_by_byte`` of the game's tiles."""
+        ``tables`` are the ruleset's (its tiles' zones and lakes)."""
         if not len(g):
             return
         if self.parent.shape[0] == 1:  # a batch of one game (the single-game env): Python bookkeeping
-            self.union_one(a.tolist(), b.tolist(), lake_fish)
+            self.union_one(a.tolist(), b.tolist(), tables)
             return
         n, num_zones = len(g), self.parent.shape[1]
         gg = np.concatenate([g, g])
@@ -198,17 +198,18 @@ class Partition:
         bits = self.bits.reshape(-1, self.bits.shape[-1])
         keys, keep, pair_root = _components(ka, kb, sums[:, SIZE])
         moved = keep != keys
-        np.add.at(sums, keep[moved], sums[keys[moved]])
+        old, grown = keys[moved], keep[moved]
+        _merge_into(sums, bits, old, grown)
         np.add.at(sums[:, OPEN], pair_root, -2)
-        np.bitwise_or.at(bits, keep[moved], bits[keys[moved]])
-        _relabel(self.parent, keys[moved], keep[moved])
-        grown = keep[moved]  # refresh the derived columns of the grown roots (repeats write equal values)
+        _relabel(self.parent, old, grown, bits[old, TILE_BITS], tables.tiles.TILE_ZONE)
+        # refresh the derived columns of the grown roots (repeats write equal values)
         sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
         lakes = bits[grown, LAKE_BITS]
-        if lakes.any():  # only river areas flowing into lakes have any
-            sums[grown, LAKE_FISH] = lake_fish_of(lakes, lake_fish)
+        wet = lakes.nonzero()[0]  # only river areas flowing into lakes have any (the others' sum is 0)
+        if len(wet):
+            sums[grown[wet], LAKE_FISH] = lake_fish_of(lakes[wet], tables.lake_fish_by_byte)
 
-    def union_one(self, a: list[int], b: list[int], lake_fish: np.ndarray) -> None:
+    def union_one(self, a: list[int], b: list[int], tables: AreaTables) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
         bookkeeping in Python ints (a tile joins a handful of zones) and a few small array calls."""
         parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
@@ -250,7 +251,8 @@ class Partition:
             sums[w, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
             if words[LAKE_BITS]:  # only river areas flowing into lakes have any
                 lakes = words[LAKE_BITS]
-                sums[w, LAKE_FISH] = sum(int(lake_fish[i, lakes >> (8 * i) & 255]) for i in range(4))
+                fish = tables.lake_fish_by_byte
+                sums[w, LAKE_FISH] = sum(int(fish[i, lakes >> (8 * i) & 255]) for i in range(4))
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
@@ -262,29 +264,38 @@ def lake_fish_of(bits: np.ndarray, lake_fish: np.ndarray) -> np.ndarray:
     return lake_fish[np.arange(4), octets].sum(-1)
 
 
-def _relabel(parent: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+def _merge_into(sums: np.ndarray, bits: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+    """Add the sums and or the bits of rows ``old[i]`` into rows ``new[i]`` (flat keys), as
+    ``np.add.at`` would: the sources of each target (an area may absorb several) are reduced first.
+    No ``old`` row is a ``new`` row."""
+    if not len(old):
+        return
+    order = np.argsort(new, kind="stable")
+    target, source = new[order], old[order]
+    starts = np.flatnonzero(np.r_[True, target[1:] != target[:-1]])  # each target's run of sources
+    t = target[starts]
+    sums[t] += np.add.reduceat(sums[source], starts)  # int16: wraps as np.add.at would
+    bits[t] |= np.bitwise_or.reduceat(bits[source], starts)
+
+
+def _relabel(
+    parent: np.ndarray, old: np.ndarray, new: np.ndarray, old_tiles: np.ndarray, tile_zone: np.ndarray
+) -> None:
     """Point every zone whose root is ``old[i]`` at ``new[i]`` (flat keys game * Z + zone).
 
-    Keeping every zone one step from its root makes ``find`` a single lookup; the
-    price is this pass over the zones of the games that joined areas."""
+    Keeping every zone one step from its root makes ``find`` a single lookup; the price is this
+    pass. Only the zones of an area's own tiles can point at its root, so it looks at the zones of
+    the tiles in ``old_tiles[i]`` (the tile bitsets of the old roots, ``tile_zone`` [tile, local])."""
+    if not len(old):
+        return
     num_zones = parent.shape[1]
-    zone_ids = np.arange(num_zones, dtype=np.int16)
-    games = old // num_zones
-    if len(games) <= 16:  # few joins (the single-game case): cheaper with Python ints
-        distinct = sorted(set(games.tolist()))
-        if len(distinct) == 1:  # one game: remap its row in place
-            remap = zone_ids
-            remap[old % num_zones] = new % num_zones
-            parent[distinct[0]] = remap[parent[distinct[0]]]
-            return
-        rows = np.array(distinct, dtype=np.intp)
-        row_of = np.searchsorted(rows, games)
-    else:
-        rows, row_of = np.unique(games, return_inverse=True)
-    remap = np.tile(zone_ids, (len(rows), 1))  # identity per game
-    remap[row_of, old % num_zones] = new % num_zones
-    offsets = (np.arange(len(rows)) * num_zones)[:, None]
-    parent[rows] = remap.take(parent[rows] + offsets)
+    games, old_zone, new_zone = old // num_zones, old % num_zones, new % num_zones
+    i, tile = nonzero(tile_members(old_tiles, len(tile_zone)))  # (join, tile of its old area)
+    zone = tile_zone[tile]  # [pairs, local], -1 past the tile's zones
+    game = games[i, None]
+    hit = (zone >= 0) & (parent[game, np.maximum(zone, 0)] == old_zone[i, None])
+    j, k = nonzero(hit)
+    parent[games[i[j]], zone[j, k]] = new_zone[i[j]]
 
 
 def _components(ka: np.ndarray, kb: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ import numpy as np
 
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import COUNTS, LAKE_FISH, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
+from hg_env.core.arrays import nonzero
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
 from hg_env.core.scoring import forest_value, majority, river_value
@@ -127,15 +128,15 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
         r = rows[g]
         if phase == PLACE:
             width = int(state.frontier_len[g].max())
-            gi, slot, rot = state.place_fits[g, :width].nonzero()
+            gi, slot, rot = nonzero(state.place_fits[g, :width])
             parts_rows.append(r[gi])
             parts_actions.append(4 * state.frontier[g[gi], slot].astype(np.int64) + rot)
         elif phase == OCCUPY:
-            gi, k = state.occupy_mask[g].nonzero()
+            gi, k = nonzero(state.occupy_mask[g])
             parts_rows.append(r[gi])
             parts_actions.append(layout.occupy + k)
         if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
-            gi, ti = takeable(state, g, phase).nonzero()
+            gi, ti = nonzero(takeable(state, g, phase))
             parts_rows.append(r[gi])
             parts_actions.append(layout.retake + state.tile_cell[g[gi], ti].astype(np.int64))
         elif phase == PIT_TRAP:
@@ -181,7 +182,7 @@ def placements(state: State, games: np.ndarray) -> np.ndarray:
     games = np.asarray(games, dtype=np.intp)
     out = np.zeros((len(games), state.board.num_cells, 4), dtype=bool)
     width = int(state.frontier_len[games].max(initial=0))
-    gi, slot = (state.frontier[games, :width] >= 0).nonzero()
+    gi, slot = nonzero(state.frontier[games, :width] >= 0)
     out[gi, state.frontier[games[gi], slot]] = state.place_fits[games[gi], slot]
     return out
 
@@ -436,7 +437,7 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     state.need[gg, target] |= np.where(on_board, shown, 0).astype(np.uint16)
     there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
     _update_frontier(state, g, cell, target, on_board & (there < 0))
-    gi, d = (there >= 0).nonzero()
+    gi, d = nonzero(there >= 0)
     if not len(gi):
         return
     nb = there[gi, d]
@@ -447,10 +448,10 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     # slot 1 meets slot 1; on split sides (rivers, roads) the banks cross: 0 meets 2 and 2 meets 0
     a = np.concatenate([mine[:, 1], mine[ri, 0], mine[ri, 2]])
     b = np.concatenate([theirs[:, 1], theirs[ri, 2], theirs[ri, 0]])
-    lake_fish = state.spec.areas.lake_fish_by_byte
-    state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b, lake_fish)
+    tables = state.spec.areas
+    state.area.union(g[np.concatenate([gi, gi[ri], gi[ri]])], a, b, tables)
     if state.system is not None:
-        state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1], lake_fish)
+        state.system.union(g[gi[ri]], mine[ri, 1], theirs[ri, 1], tables)
 
 
 def _put_one_tile(state: State, cell: int, rot: int, tile: int) -> None:
@@ -492,10 +493,10 @@ def _put_one_tile(state: State, cell: int, rot: int, tile: int) -> None:
     # the order of _put_tile: every middle slot, then slot 0 of the split sides, then slot 2
     a = middle_a + [x for x, _ in banks_a] + [y for _, y in banks_a]
     b = middle_b + [x for x, _ in banks_b] + [y for _, y in banks_b]
-    lake_fish = state.spec.areas.lake_fish_by_byte
-    state.area.union_one(a, b, lake_fish)
+    tables = state.spec.areas
+    state.area.union_one(a, b, tables)
     if state.system is not None and split_a:
-        state.system.union_one(split_a, split_b, lake_fish)
+        state.system.union_one(split_a, split_b, tables)
 
 
 def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np.ndarray, empty: np.ndarray) -> None:
@@ -515,7 +516,7 @@ def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np
     state.frontier_slot[g, cell] = -1
     state.frontier_len[gr] -= 1
     joins = empty & (state.frontier_slot[g[:, None], neighbor] < 0)
-    gi, d = joins.nonzero()
+    gi, d = nonzero(joins)
     if len(gi):
         new = neighbor[gi, d]
         rank = np.arange(len(gi)) if len(g) == 1 else np.arange(len(gi)) - np.searchsorted(gi, gi)  # within its game
@@ -662,7 +663,7 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
         return mask[None]
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     mask = occupant_table(state.rules)[tile] & (state.supply[g[:, None], state.current[g][:, None], piece] > 0)
-    gi, k = mask.nonzero()  # look up only the candidates: most columns are no target on a given tile
+    gi, k = nonzero(mask)  # look up only the candidates: most columns are no target on a given tile
     if not len(gi):
         return mask
     game, zone = g[gi], tiles.TILE_ZONE[tile[gi], local[k]]
@@ -756,7 +757,7 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
         return trigger_areas
     same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER
     first = closed & ~same.any(-1)
-    rows, cols = first.nonzero()
+    rows, cols = nonzero(first)
     sg, root = g[rows], roots[rows, cols]
     count = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
@@ -782,7 +783,7 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
         trigger_areas[rows[i]].append(set(np.flatnonzero(members[i]).tolist()))
     # R6.4: every pawn of a scored area returns, majority and minority alike.
     pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != HUT)
-    pi, pt = pawn.nonzero()
+    pi, pt = nonzero(pawn)
     zone = tiles.TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
     inside = state.area.find(sg[pi], zone) == root[pi]
     remove_figures(state, sg[pi[inside]], pt[inside])

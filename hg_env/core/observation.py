@@ -57,6 +57,7 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH
+from hg_env.core.arrays import nonzero
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
@@ -214,7 +215,7 @@ class Observer:
         # Tile and area planes are zero off the placed tiles: build one row per placed
         # (game, tile) pair and scatter the rows onto the tiles' cells.
         tile_cell = state.tile_cell[g]
-        gi, ti = (tile_cell >= 0).nonzero()  # pair k: tile ti[k] of observation gi[k], game g[gi[k]]
+        gi, ti = nonzero(tile_cell >= 0)  # pair k: tile ti[k] of observation gi[k], game g[gi[k]]
         cell, game = tile_cell[gi, ti].astype(np.intp), g[gi]
         order = _seat_order(state, g, seats)
         rows = np.empty((len(gi), d0), dtype=np.uint8)
@@ -235,7 +236,7 @@ class Observer:
         in_place = (state.phase[g] == PLACE).nonzero()[0]
         if len(in_place):
             width = int(state.frontier_len[g[in_place]].max())
-            gi, slot = (state.frontier[g[in_place], :width] >= 0).nonzero()
+            gi, slot = nonzero(state.frontier[g[in_place], :width] >= 0)
             fit_cells = state.frontier[g[in_place][gi], slot]
             out[in_place[gi, None], d0 + np.arange(4), fit_cells[:, None]] = state.place_fits[g[in_place][gi], slot]
         last = state.last_cell[g]

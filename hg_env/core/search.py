@@ -45,6 +45,7 @@ import numpy as np
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import lake_members, popcount, tile_members, tile_sets
+from hg_env.core.arrays import nonzero
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
@@ -136,7 +137,7 @@ def redeal(state: State, rng: np.random.Generator) -> None:
         keys = rng.random(hidden.shape) if rank is None else rank + rng.random(hidden.shape)
         keys = np.where(hidden, keys, np.inf)
         order = np.argsort(keys, axis=1, kind="stable")
-        g, k = np.nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
+        g, k = nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
         order_of[g, nxt[g] + k] = order[g, k]
 
 
@@ -164,7 +165,7 @@ def special_root(state: State, part, power: str) -> np.ndarray:
 def _occupied_roots(state: State, part, huts: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a hut)."""
     kind_ok = (state.occupant_kind == HUT) if huts else (state.occupant_kind != HUT)
-    g, t = np.nonzero((state.occupant_seat >= 0) & kind_ok & live[:, None])
+    g, t = nonzero((state.occupant_seat >= 0) & kind_ok & live[:, None])
     if not len(g):
         return g, t
     num_zones = state.spec.tiles.num_zones
@@ -202,7 +203,7 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
     factor = np.ones((len(games), num_zones))
     if HOLE_FITS <= 0:
         return factor
-    row, t = np.nonzero(state.tile_cell[games] >= 0)
+    row, t = nonzero(state.tile_cell[games] >= 0)
     b = games[row]
     cell = state.tile_cell[b, t].astype(np.intp)
     rot = state.board_rot[b, cell]
@@ -236,7 +237,7 @@ def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
     (the same sides, holes and products, in the same order, as ``hole_factors`` of their games)."""
     tiles = state.spec.tiles
     factor = np.ones(len(g))
-    pair, t = tile_members(state.area.tiles[g, z], tiles.num_tiles).nonzero()  # each area's tiles
+    pair, t = nonzero(tile_members(state.area.tiles[g, z], tiles.num_tiles))  # each area's tiles
     b = g[pair]
     cell = state.tile_cell[b, t].astype(np.intp)
     rot = state.board_rot[b, cell]
@@ -379,7 +380,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     layout = action_layout(state.rules)
     piece_of, local_of, system_of, _ = engine.occupant_columns(state.spec)
     base = estimated_final_scores(state, rows)
-    local, target = np.nonzero(state.occupy_mask[rows])
+    local, target = nonzero(state.occupy_mask[rows])
     g = rows[local]
     actor = state.current[g]
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
@@ -403,7 +404,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     actions = [np.full(len(rows), layout.none), layout.occupy + target]
     estimates = [base, est]
     if state.spec.recall is not None:  # taking a figure back: step it on copies
-        gi, ti = np.nonzero(state.spec.recallable(state, rows))
+        gi, ti = nonzero(state.spec.recallable(state, rows))
         if len(gi):
             recall = layout.retake + state.tile_cell[rows[gi], ti].astype(np.int64)
             kids = plain_copy(state, rows[gi])
@@ -477,7 +478,7 @@ def turn_lookahead(
     if len(occupy):
         g, a, est = occupant_estimates(state, occupy)
         parts.append((g, a, transform(est, state, g)))
-    local, actions = np.nonzero(engine.legal_action_mask(state)[rows])
+    local, actions = nonzero(engine.legal_action_mask(state)[rows])
     if len(local):
         games = rows[local]
         kids = plain_copy(state, games)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hg_env.core.arrays import nonzero
 from hg_env.core.engine import animal_dict, remove_figures, special_root
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, PAWN, OccupantKind
@@ -76,7 +77,7 @@ def meadow_zones_near(state: State, g: np.ndarray, cell: np.ndarray, root: np.nd
     safe = np.maximum(zones, 0)
     meadow = (zones >= 0) & (tiles.ZONE_TYPE[safe] == Z_MEADOW)
     inside = meadow & (state.area.find(g[:, None], safe) == root[:, None])
-    rows, cols = np.nonzero(inside)
+    rows, cols = nonzero(inside)
     return rows, zones[rows, cols]
 
 
@@ -103,7 +104,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     the tigers (``pit_trap_deer_choice="player_choice"``), None for the automatic rule."""
     spec, tiles, points = state.spec, state.spec.tiles, state.spec.points
     # 1. Gatherers and fishers leave without scoring.
-    gi, ti = np.nonzero((state.occupant_seat[g] >= 0) & (state.occupant_kind[g] == PAWN))
+    gi, ti = nonzero((state.occupant_seat[g] >= 0) & (state.occupant_kind[g] == PAWN))
     zone = tiles.TILE_ZONE[ti, state.occupant_local[g[gi], ti]]
     leaving = tiles.ZONE_TYPE[zone] != Z_MEADOW
     remove_figures(state, g[gi[leaving]], ti[leaving])
@@ -111,7 +112,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     roots = state.area.all_roots(g)
     occupants = state.area.occupants[g]
     hunted = (roots == np.arange(tiles.num_zones)) & (tiles.ZONE_TYPE == Z_MEADOW) & (occupants.sum(-1) > 0)
-    rows, root = np.nonzero(hunted)
+    rows, root = nonzero(hunted)
     counts = state.area.counts[g[rows], root].astype(np.int64)
     m, a, d, t = counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER]
     fire_name = spec.fire_power
@@ -168,7 +169,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     roots = state.system.all_roots(g)
     huts = state.system.occupants[g]
     with_huts = (roots == np.arange(tiles.num_zones)) & (huts.sum(-1) > 0)
-    rows, root = np.nonzero(with_huts)
+    rows, root = nonzero(with_huts)
     counts = state.system.counts[g[rows], root].astype(np.int64)
     fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
     raft = np.zeros(len(rows), dtype=bool)

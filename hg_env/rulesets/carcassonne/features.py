@@ -15,6 +15,7 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.areas import LAKE_FISH, OPEN, TILES, tile_members
+from hg_env.core.arrays import nonzero
 from hg_env.core.engine import log_events, remove_figures
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import ABBOT
@@ -85,7 +86,7 @@ def score_turn(state: State, g: np.ndarray) -> None:
     now surrounded score 9 for their figure's owner, who takes the figure back."""
     tiles = state.spec.tiles
     block = state.board.block[state.last_cell[g]]  # [G, 9]
-    rows, k = np.nonzero(block >= 0)
+    rows, k = nonzero(block >= 0)
     cell = block[rows, k]
     game = g[rows]
     tile = state.board_tile[game, cell].astype(np.intp)
@@ -110,7 +111,7 @@ def score_turn(state: State, g: np.ndarray) -> None:
 def recallable(state: State, g: np.ndarray) -> np.ndarray:
     """[len(g), T] bool: the deciding seat's abbot, unless its monastery or garden is complete (A1.5, CQ5)."""
     own = (state.occupant_seat[g] == state.current[g, None]) & (state.occupant_kind[g] == ABBOT)
-    gi, ti = np.nonzero(own)
+    gi, ti = nonzero(own)
     if len(gi):
         complete = block_counts(state, g[gi], state.tile_cell[g[gi], ti].astype(np.intp)) == COMPLETE_CLOISTER
         own[gi[complete], ti[complete]] = False
@@ -149,7 +150,7 @@ def completed_bordering_cities(state: State, games: np.ndarray, roots: np.ndarra
     if not len(games) or not tables.border_words:
         return count, (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
     members = tile_members(state.area.borders[games, roots], len(tables.forest_zones))  # [K, cities]
-    k, number = np.nonzero(members)
+    k, number = nonzero(members)
     city = state.area.find(games[k], tables.forest_zones[number])
     keys = np.unique(k.astype(np.int64) * state.spec.tiles.num_zones + city)  # each city once per field
     k, city = np.divmod(keys, state.spec.tiles.num_zones)
@@ -167,7 +168,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     occupants = state.area.occupants[g]
     kind = tiles.ZONE_TYPE
     held = (roots == np.arange(tiles.num_zones)) & (occupants.sum(-1) > 0)
-    rows, root = np.nonzero(held & np.isin(kind, [Z_FOREST, Z_RIVER, Z_MEADOW]))
+    rows, root = nonzero(held & np.isin(kind, [Z_FOREST, Z_RIVER, Z_MEADOW]))
     game = g[rows]
     count = state.area.tile_count[game, root].astype(np.int64)
     coats = state.area.counts[game, root, C_BONUS].astype(np.int64)
@@ -197,7 +198,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
             state.events[x].append(event)
     # Monasteries and gardens with a monk or an abbot (B5.2.3, A1.6).
     local = cloister_local(tiles)
-    gi, ti = np.nonzero((state.occupant_seat[g] >= 0) & (local >= 0)[None, :])
+    gi, ti = nonzero((state.occupant_seat[g] >= 0) & (local >= 0)[None, :])
     on_cloister = state.occupant_local[g[gi], ti] == local[ti]
     gi, ti = gi[on_cloister], ti[on_cloister]
     game = g[gi]
@@ -295,9 +296,7 @@ def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarr
     tiles = state.spec.tiles
     z = tiles.num_zones
     kind = tiles.ZONE_TYPE
-    rows, zone = np.nonzero(
-        (roots == np.arange(z)) & (kind == Z_MEADOW) & (state.tile_cell[g][:, tiles.ZONE_TILE] >= 0)
-    )
+    rows, zone = nonzero((roots == np.arange(z)) & (kind == Z_MEADOW) & (state.tile_cell[g][:, tiles.ZONE_TILE] >= 0))
     value = np.zeros((len(g), z), dtype=np.int16)
     if len(rows):
         cities, _ = completed_bordering_cities(state, g[rows], zone)
@@ -306,7 +305,7 @@ def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarr
     sums[:, fields, LAKE_FISH] = value[np.arange(len(g))[:, None], roots[:, fields]]
     cloisters = np.flatnonzero(np.isin(kind, [Z_MONASTERY, Z_GARDEN]))
     cell = state.tile_cell[g][:, tiles.ZONE_TILE[cloisters]]  # [G, cloisters]
-    gi, ci = np.nonzero(cell >= 0)
+    gi, ci = nonzero(cell >= 0)
     if len(gi):
         count = block_counts(state, g[gi], cell[gi, ci].astype(np.intp)).astype(np.int16)
         zc = cloisters[ci]
