@@ -88,10 +88,13 @@ def print_core(result: dict, as_json: bool) -> None:
     print(f"  state memory: {result['bytes_per_game']:,} bytes per game ({result['bytes_per_game'] / 1024:.1f} KiB)")
 
 
-# A worker measuring random play in one tree of the repository (``compare``): it reads "B SECONDS"
-# lines and answers with the decisions played and CPU seconds spent, keeping its games between
-# slices. It uses only the core API every revision has (new_games, legal_action_mask or
-# legal_actions, sample_uniform, step, reset_games).
+# A worker measuring random play in one tree of the repository (``compare``): it reads lines
+# "B s SECONDS" (play for that many CPU seconds) or "B n STEPS" (play exactly that many batched
+# steps) and answers with the steps and decisions played and the CPU seconds spent, keeping its
+# games between slices ("aec" for B: steps of the PettingZoo env). Every revision plays the same
+# games from the same seeds (the fingerprints hold), so two workers given the same steps stay at
+# the same point of the same games. It uses only the core API every revision has (new_games,
+# legal_action_mask or legal_actions, sample_uniform, step, reset_games).
 _WORKER = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
@@ -101,37 +104,42 @@ from hg_env.core.actions import sample_uniform
 from hg_env.core.state import OVER
 from hg_env import bench
 sample = getattr(bench, "sample_legal", None) or (lambda s, rng: sample_uniform(engine.legal_action_mask(s), rng))
-rng, states, seeds = np.random.default_rng(0), {}, {}
+rngs, states, seeds = {}, {}, {}
 env = None
 for line in sys.stdin:
-    if line.startswith("aec"):  # AEC steps of the PettingZoo env, random legal actions
+    batch, mode, amount = line.split()
+    seconds, limit = (float(amount), None) if mode == "s" else (float("inf"), int(amount))
+    rng = rngs.setdefault(batch, np.random.default_rng(0))
+    steps = decisions = 0
+    if batch == "aec":  # AEC steps of the PettingZoo env, random legal actions
         import hg_env
         env = env or hg_env.env(num_players=2)
         if not getattr(env, "agents", None):
             env.reset(seed=int(rng.integers(2**31)))
-        steps, start, seconds = 0, time.process_time(), float(line.split()[1])
-        while time.process_time() - start < seconds:
+        start = time.process_time()
+        while steps != limit and time.process_time() - start < seconds:
             if not env.agents:
                 env.reset(seed=int(rng.integers(2**31)))
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             steps += 1
-        print(json.dumps({"decisions": steps, "cpu_s": time.process_time() - start}), flush=True)
+        print(json.dumps({"steps": steps, "decisions": steps, "cpu_s": time.process_time() - start}), flush=True)
         continue
-    batch, seconds = int(line.split()[0]), float(line.split()[1])
+    batch = int(batch)
     if batch not in states:
         states[batch] = engine.new_games(2, None, seeds=list(range(batch)), record_events=False)
         seeds[batch] = batch
-    state, decisions, start = states[batch], 0, time.process_time()
-    while time.process_time() - start < seconds:
+    state, start = states[batch], time.process_time()
+    while steps != limit and time.process_time() - start < seconds:
         actions = sample(state, rng)
         engine.step(state, actions)
         decisions += int((actions >= 0).sum())
+        steps += 1
         over = np.flatnonzero(state.phase == OVER)
         if len(over):
             engine.reset_games(state, over, seeds=list(range(seeds[batch], seeds[batch] + len(over))))
             seeds[batch] += len(over)
-    print(json.dumps({"decisions": decisions, "cpu_s": time.process_time() - start}), flush=True)
+    print(json.dumps({"steps": steps, "decisions": decisions, "cpu_s": time.process_time() - start}), flush=True)
 """
 
 
@@ -139,9 +147,11 @@ def compare(
     revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 5
 ) -> dict:
     """Random play of the working tree against another revision of the repository, interleaved in one
-    run: each round gives each tree ``seconds / rounds`` CPU seconds per batch size (``"aec"``: steps
-    of the PettingZoo env instead), so machine load falls on both alike. Returns decisions (steps)
-    per CPU-second of both and their ratio (new / old)."""
+    run, so machine load falls on both alike. In each round and batch size (``"aec"``: steps of the
+    PettingZoo env instead) one tree plays ``seconds / rounds`` CPU seconds and the other then plays
+    exactly as many steps: both play the same games, move for move, and a game's later, dearer
+    moves count alike for both (the trees take turns leading). Returns decisions (steps) per
+    CPU-second of both and their ratio (new / old)."""
     import subprocess
     import sys
     import tempfile
@@ -167,14 +177,18 @@ def compare(
     }
     totals = {(name, b): [0, 0.0] for name in trees for b in batches}
     try:
-        for _ in range(rounds):
+        for round_ in range(rounds):
+            order = ["new", "old"] if round_ % 2 == 0 else ["old", "new"]
             for b in batches:
-                for name, proc in workers.items():
-                    proc.stdin.write(f"{b} {seconds / rounds}\n")
+                request = f"{b} s {seconds / rounds}"
+                for name in order:
+                    proc = workers[name]
+                    proc.stdin.write(request + "\n")
                     proc.stdin.flush()
                     answer = json.loads(proc.stdout.readline())
                     totals[(name, b)][0] += answer["decisions"]
                     totals[(name, b)][1] += answer["cpu_s"]
+                    request = f"{b} n {answer['steps']}"  # the follower plays the leader's steps
     finally:
         for proc in workers.values():
             proc.kill()

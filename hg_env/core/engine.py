@@ -374,7 +374,9 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         # Only frontier cells can take a tile: look the tile up against their need codes alone.
         width = int(state.frontier_len[gg].max())
         cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
-        need = state.need[gg[:, None], cells]  # a padding slot reads the last cell: masked below
+        need = state.need.take(
+            gg[:, None] * state.need.shape[1] + cells
+        )  # padding (-1) reads the cell before: masked below
         fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + need, axis=0)  # [G, L, rot]
         fits &= (cells >= 0)[:, :, None]
         if restrict is not None:
@@ -585,12 +587,14 @@ def _finish_tile(state: State, g: np.ndarray) -> None:
     _end_of_turn(state, g, trigger_areas)
 
 
-def _end_of_turn(state: State, g: np.ndarray, trigger_areas: list[list[set[int]]]) -> None:
-    """T6 (R3.2, R3.3): a completed forest with a trigger (menhir, gold) earns one extra-tile turn."""
-    if not any(trigger_areas):  # the common case: no such forest closed anywhere
+def _end_of_turn(state: State, g: np.ndarray, trigger_areas: dict[int, list[set[int]]]) -> None:
+    """T6 (R3.2, R3.3): a completed forest with a trigger (menhir, gold) earns one extra-tile turn.
+    ``trigger_areas`` is ``_score_closed``'s: {position in g: the tile-id sets of those forests}."""
+    if not trigger_areas:  # the common case: no such forest closed anywhere
         _begin_regular_turn(state, g)
         return
-    closed = np.array([bool(m) for m in trigger_areas], dtype=bool)
+    closed = np.zeros(len(g), dtype=bool)
+    closed[list(trigger_areas)] = True
     extra = closed & ~state.extra_turn[g]  # no chain: an extra-tile turn earns none (R3.3, K2)
     ge = g[extra]
     if len(ge) and not state.rules.extra_turn_after_last_tile:
@@ -603,7 +607,7 @@ def _end_of_turn(state: State, g: np.ndarray, trigger_areas: list[list[set[int]]
         where = {int(x): i for i, x in enumerate(g)}
         kind = f"{state.spec.extra_deck.upper()}_EXTRA_TURN"
         for game in gx:
-            tiles = sorted(set().union(*trigger_areas[where[int(game)]]))
+            tiles = sorted(set().union(*trigger_areas.get(where[int(game)], [])))
             state.events[game].append({"type": kind, "player": int(state.current[game]), "tileIds": tiles})
     in_extra = np.zeros(state.batch_size, dtype=bool)
     in_extra[gx] = True
@@ -740,16 +744,18 @@ def log_events(state: State, games: np.ndarray, events) -> None:
 # ---------------------------------------------------------------- T5 scoring
 
 
-def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
+def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
     """T5 (R6.4): score the forests and rivers (cities, roads) the tile just closed; return their pawns.
 
-    Returns, per game, the tile-id sets of closed forests holding a trigger (menhir, gold; T6)."""
+    Returns {position in g: the tile-id sets of its closed forests holding a trigger (menhir, gold;
+    T6)}, for the games that closed any."""
     if len(g) == 1:
-        return [_score_closed_one(state, int(g[0]))]
+        triggers = _score_closed_one(state, int(g[0]))
+        return {0: triggers} if triggers else {}
     spec = state.spec
     tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
-    trigger_areas: list[list[set[int]]] = [[] for _ in g]
+    trigger_areas: dict[int, list[set[int]]] = {}
     gg = g[:, None]
     roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
     closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
@@ -780,7 +786,7 @@ def _score_closed(state: State, g: np.ndarray) -> list[list[set[int]]]:
             )
             state.events[x].append(event)
     for i in np.flatnonzero(forest & (counts[:, C_TRIGGER] > 0)):
-        trigger_areas[rows[i]].append(set(np.flatnonzero(members[i]).tolist()))
+        trigger_areas.setdefault(int(rows[i]), []).append(set(np.flatnonzero(members[i]).tolist()))
     # R6.4: every pawn of a scored area returns, majority and minority alike.
     pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != HUT)
     pi, pt = nonzero(pawn)

@@ -478,7 +478,8 @@ def turn_lookahead(
     if len(occupy):
         g, a, est = occupant_estimates(state, occupy)
         parts.append((g, a, transform(est, state, g)))
-    local, actions = nonzero(engine.legal_action_mask(state)[rows])
+    indptr, actions = engine.legal_actions(state, rows)
+    local = np.repeat(np.arange(len(rows)), np.diff(indptr))
     if len(local):
         games = rows[local]
         kids = plain_copy(state, games)
