@@ -212,8 +212,17 @@ class Partition:
     def union_one(self, a: list[int], b: list[int], tables: AreaTables) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
         bookkeeping in Python ints (a tile joins a handful of zones) and a few small array calls."""
-        parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
-        roots = parent[a + b].tolist()
+        sums = self.sums[0]
+        roots = self.parent[0, a + b].tolist()
+        if len(a) == 1:  # one matched side segment (two calls in three): no component bookkeeping
+            x, y = roots
+            if x != y:
+                size_x, size_y = sums[roots, SIZE].tolist()
+                x, y = (x, y) if size_x > size_y or (size_x == size_y and x < y) else (y, x)  # x survives
+                self._absorb(x, y)
+                self._refresh(x, tables)
+            sums[x, OPEN] -= 2
+            return
         ra, rb = roots[: len(a)], roots[len(a) :]
         link: dict[int, int] = {}
 
@@ -238,21 +247,30 @@ class Partition:
         closed: dict[int, int] = {}  # each pair is one matched side segment: 2 fewer open connections
         for x in ra:
             closed[winner[x]] = closed.get(winner[x], 0) + 2
-        grown = sorted({w for k, w in winner.items() if k != w})
-        for k, w in winner.items():  # int16 sums wrap like np.add.at's: the same values in any order
+        for k, w in winner.items():
             if k != w:
-                sums[w] += sums[k]
-                bits[w] |= bits[k]
-                parent[parent == k] = w
+                self._absorb(w, k)
         for w, minus in closed.items():
             sums[w, OPEN] -= minus
-        for w in grown:  # the derived columns of the grown roots
-            words = bits[w].tolist()
-            sums[w, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
-            if words[LAKE_BITS]:  # only river areas flowing into lakes have any
-                lakes = words[LAKE_BITS]
-                fish = tables.lake_fish_by_byte
-                sums[w, LAKE_FISH] = sum(int(fish[i, lakes >> (8 * i) & 255]) for i in range(4))
+        for w in sorted({w for k, w in winner.items() if k != w}):  # the grown roots
+            self._refresh(w, tables)
+
+    def _absorb(self, root: int, other: int) -> None:
+        """Join root ``other`` into ``root`` in a partition of one game: its sums, bits and zones.
+        int16 sums wrap like np.add.at's, so the order of joins does not change the values."""
+        parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
+        sums[root] += sums[other]
+        bits[root] |= bits[other]
+        parent[parent == other] = root
+
+    def _refresh(self, root: int, tables: AreaTables) -> None:
+        """The derived columns of a grown root of a one-game partition: distinct tiles, lake fish."""
+        sums = self.sums[0]
+        words = self.bits[0, root].tolist()
+        sums[root, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
+        if words[LAKE_BITS]:  # only river areas flowing into lakes have any
+            lakes, fish = words[LAKE_BITS], tables.lake_fish_by_byte
+            sums[root, LAKE_FISH] = sum(int(fish[i, lakes >> (8 * i) & 255]) for i in range(4))
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
