@@ -173,6 +173,22 @@ def bench_table(cores: Sequence[dict], envs: Sequence[dict]) -> str:
     return render_table(header, rows, align="l" + "r" * (len(header) - 1))
 
 
+SPEED_BASELINE = "905ff51"  # main when the core speed work began (the issue's "today")
+
+
+def measure_speedup(runner: Runner) -> dict[str, str]:
+    """``hgenv bench core --compare``: this revision against the one before the speed work, the same
+    games interleaved in one run."""
+    out = json.loads(runner([*HGENV, "bench", "core", "--json", "--seconds", "10", "--compare", SPEED_BASELINE]).stdout)
+    rows = out["batches"]
+    names = {"1": "B = 1", "1024": "B = 1024", "aec": "AEC env steps"}
+    parts = []
+    for b, row in rows.items():
+        rates = f"{row['new_per_cpu_s']:,.0f} vs {row['old_per_cpu_s']:,.0f} per CPU-second"
+        parts.append(f"{names[b]} {row['ratio']:.2f}x ({rates})")
+    return {"speedup": ", ".join(parts)}
+
+
 def measure_state_memory(runner: Runner) -> dict[str, str]:
     """Bytes of batched state per game (a count, not a timing: ``--seconds`` hardly matters)."""
     parts = []
@@ -415,6 +431,12 @@ FIGURES: dict[str, Figure] = {
             "hgenv bench core --json --ruleset R; hgenv bench env --json --seconds 10 --ruleset R (each ruleset R)",
             3,
             measure_bench,
+        ),
+        Figure(
+            "speedup",
+            f"hgenv bench core --json --seconds 10 --compare {SPEED_BASELINE}",
+            1,
+            measure_speedup,
         ),
         Figure(
             "state-memory",

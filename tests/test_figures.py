@@ -109,6 +109,12 @@ class FakeRunner:
             stderr = "RLlib PPO: 16384 steps in 100 s = 164 steps/s (sampling and learning; ...), 150 CPU s (...)"
             return Run("", stderr, 120.0, 160.0)
         command = argv[3] if argv[:3] == list(figures.HGENV) else argv[0]
+        if command == "bench" and "--compare" in argv:
+            rows = {
+                b: {"new_per_cpu_s": 2000.0 * r, "old_per_cpu_s": 1000.0, "ratio": r}
+                for b, r in [("1", 2.0), ("aec", 1.5)]
+            }
+            return Run(json.dumps({"revision": argv[-1], "batches": rows}), "", 20.0, 20.0)
         if command == "bench" and argv[4] == "core":
             batches = {str(b): {"decisions_per_cpu_s": 6000.4 * b, "games_per_cpu_s": 1.0} for b in (1, 64)}
             return Run(json.dumps({"ruleset": argv[-1], "batches": batches, "bytes_per_game": 2048}), "", 5.0, 5.0)
@@ -169,6 +175,9 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
         == "100.0% [90.0, 100.0] vs random and 60.0% [50.0, 60.0] vs greedy (its final evaluation, 100 games each)"
     )
     assert "| `carcassonne` | 6,000 | 384,026 | 3,000 | 1,500 / 18,000 | 2.00x |" in values["bench"]
+    assert values["speedup"] == (
+        "B = 1 2.00x (4,000 vs 1,000 per CPU-second), AEC env steps 1.50x (3,000 vs 1,000 per CPU-second)"
+    )
     assert values["state-memory"].startswith("2,048 bytes per game (2.0 KiB) in hg2020, ")
     assert values["tournament-example"] == "```text\n## Tournament\n\n| a table |\n```"
     assert values["tournament-example-time"] == "120 s"
