@@ -167,6 +167,11 @@ def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarr
     """[B, A] bool: the legal actions of each game (all False once it is over).
 
     With ``games``, only those games: [len(games), A], rows in that order."""
+    if games is None and state.batch_size == 1 and state.phase[0] == PLACE:  # one game placing: no sort
+        mask = np.zeros((1, action_layout(state.rules).size), dtype=bool)
+        slot, rot = state.place_fits[0, : state.frontier_len[0]].nonzero()
+        mask[0, 4 * state.frontier[0, slot].astype(np.int64) + rot] = True
+        return mask
     indptr, actions = legal_actions(state, games)
     count = len(indptr) - 1
     mask = np.zeros((count, action_layout(state.rules).size), dtype=bool)
