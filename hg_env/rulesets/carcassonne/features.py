@@ -48,10 +48,22 @@ FILL_HORIZON = 24.0  # search estimate: with this many tiles to come, a cloister
 
 
 @cache
+def cloister_zones(tiles: TileSet) -> np.ndarray:
+    """The zones that are monasteries or gardens."""
+    return np.flatnonzero(np.isin(tiles.ZONE_TYPE, [Z_MONASTERY, Z_GARDEN]))
+
+
+@cache
+def field_zones(tiles: TileSet) -> np.ndarray:
+    """The zones that are fields."""
+    return np.flatnonzero(tiles.ZONE_TYPE == Z_MEADOW)
+
+
+@cache
 def cloister_local(tiles: TileSet) -> np.ndarray:
     """[tile] local id of its monastery or garden, -1 for none (a tile holds at most one)."""
     out = np.full(tiles.num_tiles, -1, dtype=np.int64)
-    cloisters = np.flatnonzero(np.isin(tiles.ZONE_TYPE, [Z_MONASTERY, Z_GARDEN]))
+    cloisters = cloister_zones(tiles)
     out[tiles.ZONE_TILE[cloisters]] = tiles.ZONE_LOCAL[cloisters]
     return out
 
@@ -152,10 +164,11 @@ def completed_bordering_cities(state: State, games: np.ndarray, roots: np.ndarra
     members = tile_members(state.area.borders[games, roots], len(tables.forest_zones))  # [K, cities]
     k, number = nonzero(members)
     city = state.area.find(games[k], tables.forest_zones[number])
-    keys = np.unique(k.astype(np.int64) * state.spec.tiles.num_zones + city)  # each city once per field
+    keys = np.sort(k.astype(np.int64) * state.spec.tiles.num_zones + city)
+    keys = keys[np.diff(keys, prepend=-1) != 0]  # each city once per field
     k, city = np.divmod(keys, state.spec.tiles.num_zones)
     closed = state.area.open[games[k], city] == 0
-    np.add.at(count, k[closed], 1)
+    count += np.bincount(k[closed], minlength=len(games))
     return count, (k[~closed], city[~closed])
 
 
@@ -294,16 +307,15 @@ def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarr
     (column LAKE_FISH holds the value): fields 3 per completed bordering city; monasteries and gardens
     open = empty neighbours, tiles = value = tiles in their 3x3 block."""
     tiles = state.spec.tiles
-    z = tiles.num_zones
-    kind = tiles.ZONE_TYPE
-    rows, zone = nonzero((roots == np.arange(z)) & (kind == Z_MEADOW) & (state.tile_cell[g][:, tiles.ZONE_TILE] >= 0))
-    value = np.zeros((len(g), z), dtype=np.int16)
+    fields = field_zones(tiles)
+    field_roots = roots[:, fields]  # [G, fields]
+    rows, j = nonzero((field_roots == fields) & (state.tile_cell[g][:, tiles.ZONE_TILE[fields]] >= 0))
+    value = np.zeros((len(g), tiles.num_zones), dtype=np.int16)  # of the placed fields' roots
     if len(rows):
-        cities, _ = completed_bordering_cities(state, g[rows], zone)
-        value[rows, zone] = FARMER_CITY * cities
-    fields = kind == Z_MEADOW
-    sums[:, fields, LAKE_FISH] = value[np.arange(len(g))[:, None], roots[:, fields]]
-    cloisters = np.flatnonzero(np.isin(kind, [Z_MONASTERY, Z_GARDEN]))
+        cities, _ = completed_bordering_cities(state, g[rows], fields[j])
+        value[rows, fields[j]] = FARMER_CITY * cities
+    sums[:, fields, LAKE_FISH] = value[np.arange(len(g))[:, None], field_roots]
+    cloisters = cloister_zones(tiles)
     cell = state.tile_cell[g][:, tiles.ZONE_TILE[cloisters]]  # [G, cloisters]
     gi, ci = nonzero(cell >= 0)
     if len(gi):
