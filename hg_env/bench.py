@@ -253,8 +253,9 @@ def numpy_calls_per_decision(decisions: int = 2000, ruleset: str = "hg2020", see
 
 
 def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: int = 0) -> dict[str, float]:
-    """AEC steps per second of each env with uniformly random legal actions (the standard
-    ``agent_iter`` loop): all its steps over all its time.
+    """AEC steps per CPU-second of each env with uniformly random legal actions (the standard
+    ``agent_iter`` loop): all its steps over all its CPU time (another process's load slows the
+    wall clock, not the CPU seconds; every env here runs in this one thread).
 
     The envs take turns in ``rounds`` slices of ``seconds / rounds`` each, so that a
     change in machine load falls on all of them alike. Each env has its own generator,
@@ -268,15 +269,15 @@ def aec_steps_per_second(makers: dict, seconds: float, rounds: int = 10, seed: i
         env.reset(seed=seed)
     for _ in range(rounds):
         for name, env in envs.items():
-            rng, start = rngs[name], time.perf_counter()
-            while time.perf_counter() - start < seconds / rounds:
+            rng, start = rngs[name], time.process_time()
+            while time.process_time() - start < seconds / rounds:
                 if not env.agents:  # the game is over and every agent has left: a new game
                     env.reset(seed=int(rng.integers(2**31)))
                 obs, _, terminated, truncated, _ = env.last()
                 done = terminated or truncated
                 env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
                 steps[name] += 1
-            spent[name] += time.perf_counter() - start
+            spent[name] += time.process_time() - start
     return {name: steps[name] / spent[name] for name in envs}
 
 
@@ -319,7 +320,7 @@ def print_env(result: dict, as_json: bool) -> None:
         return
     rates, env = result["steps_per_s"], result["env"]
     ours = rates[env]
-    print("AEC steps per second, random legal actions, one process")
+    print("AEC steps per CPU-second, random legal actions, one process")
     for name, rate in rates.items():
         ratio = "" if name == env else f"   ({env} is {ours / rate:.2f}x)"
         print(f"  {name:<22} {rate:>10,.0f}{ratio}")

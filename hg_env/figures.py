@@ -166,7 +166,7 @@ def bench_table(cores: Sequence[dict], envs: Sequence[dict]) -> str:
         "ruleset",
         f"`bench core`: decisions per CPU-second, B = {batches[0]}",
         *(f"B = {b}" for b in batches[1:]),
-        "`bench env`: AEC steps/s",
+        "`bench env`: AEC steps per CPU-second",
         "`chess_v6` / `connect_four_v3`",
         "ratio to chess",
     )
