@@ -379,9 +379,8 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         # Only frontier cells can take a tile: look the tile up against their need codes alone.
         width = int(state.frontier_len[gg].max())
         cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
-        need = state.need.take(
-            gg[:, None] * state.need.shape[1] + cells
-        )  # padding (-1) reads the cell before: masked below
+        # One flat take; a padding slot (-1) reads the cell before its game's row: masked below.
+        need = state.need.take(gg[:, None] * state.need.shape[1] + cells)
         fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + need, axis=0)  # [G, L, rot]
         fits &= (cells >= 0)[:, :, None]
         if restrict is not None:
