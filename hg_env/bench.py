@@ -3,7 +3,7 @@
 ``hgenv bench core``: random legal games on the batched core, decisions per CPU-second
 at B = 1, 64, 1024 and 4096 (with the sampler and the engine alone), and bytes of state per
 game; ``--compare REV`` measures another revision interleaved. ``bench env``: AEC steps per
-second next to PettingZoo's chess and connect four. ``bench calls``: numpy calls per
+CPU-second next to PettingZoo's chess and connect four. ``bench calls``: numpy calls per
 decision. ``bench fingerprint``: digests of seeded games (tests/test_fingerprint.py). ``bench train``
 (hg_env.train.throughput): learner steps per second of PPO, plain and with the lookahead.
 """
