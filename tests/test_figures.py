@@ -7,6 +7,7 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ from hg_env import figures
 from hg_env.figures import FIGURES, Run
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _scratch_in_tmp_path(tmp_path: Path, monkeypatch) -> None:
+    """The figures' scratch folders (tempfile.mkdtemp) go under the test's tmp_path, not /tmp."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 TEXT = """# Title
 Inline: <!-- figure:state-memory -->old<!-- /figure -->, kept: <!-- figure:bench -->old table<!-- /figure -->.
