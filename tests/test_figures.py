@@ -23,6 +23,7 @@ def _scratch_in_tmp_path(tmp_path: Path, monkeypatch) -> None:
     """The figures' scratch folders (tempfile.mkdtemp) go under the test's tmp_path, not /tmp."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
+
 TEXT = """# Title
 Inline: <!-- figure:state-memory -->old<!-- /figure -->, kept: <!-- figure:bench -->old table<!-- /figure -->.
 
