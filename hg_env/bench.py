@@ -152,6 +152,7 @@ def compare(
     exactly as many steps: both play the same games, move for move, and a game's later, dearer
     moves count alike for both (the trees take turns leading). Returns decisions (steps) per
     CPU-second of both and their ratio (new / old)."""
+    import shutil
     import subprocess
     import sys
     import tempfile
@@ -194,6 +195,7 @@ def compare(
             proc.kill()
             proc.wait()
         subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(old_tree)], capture_output=True)
+        shutil.rmtree(old_tree.parent, ignore_errors=True)  # the scratch folder the worktree sat in
     out = {"revision": revision, "batches": {}}
     for b in batches:
         new = totals[("new", b)][0] / totals[("new", b)][1]
