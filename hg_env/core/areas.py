@@ -269,8 +269,7 @@ class Partition:
         words = self.bits[0, root].tolist()
         sums[root, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
         if words[LAKE_BITS]:  # only river areas flowing into lakes have any
-            lakes, fish = words[LAKE_BITS], tables.lake_fish_by_byte
-            sums[root, LAKE_FISH] = sum(int(fish[i, lakes >> (8 * i) & 255]) for i in range(4))
+            sums[root, LAKE_FISH] = lake_fish_of(self.bits[0, root, LAKE_BITS], tables.lake_fish_by_byte)
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)

@@ -611,7 +611,7 @@ def _end_of_turn(state: State, g: np.ndarray, trigger_areas: dict[int, list[set[
         where = {int(x): i for i, x in enumerate(g)}
         kind = f"{state.spec.extra_deck.upper()}_EXTRA_TURN"
         for game in gx:
-            tiles = sorted(set().union(*trigger_areas.get(where[int(game)], [])))
+            tiles = sorted(set().union(*trigger_areas[where[int(game)]]))
             state.events[game].append({"type": kind, "player": int(state.current[game]), "tileIds": tiles})
     in_extra = np.zeros(state.batch_size, dtype=bool)
     in_extra[gx] = True
