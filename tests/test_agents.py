@@ -239,3 +239,14 @@ def test_bitset_and_unique_helpers_of_the_search() -> None:
     keys[::3] = keys[0]
     np.testing.assert_array_equal(search.sorted_unique(keys), np.unique(keys))
     assert len(search.sorted_unique(np.zeros(0, dtype=np.int64))) == 0
+
+
+def test_close_probability_is_the_same_on_every_cpu() -> None:
+    """0.8 ** open from exact rationals: np.power's AVX-512 path rounds some powers differently from
+    libm's, which changed the lookahead (and greedy's ties) from one machine to the next."""
+    from fractions import Fraction
+
+    k = np.arange(0, 200)
+    expected = np.array([float(Fraction(search.CLOSE_PER_OPEN) ** int(n)) for n in k])
+    np.testing.assert_array_equal(search.close_probability(k, np.full(len(k), 1e9)), np.where(k > 0, expected, 1.0))
+    assert search.close_powers(64)[5] == search.CLOSE_PER_OPEN**5  # libm agrees on every count an area can have

@@ -38,6 +38,7 @@ meadows).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 
 import numpy as np
@@ -174,11 +175,22 @@ def _occupied_roots(state: State, part, huts: bool, live: np.ndarray) -> tuple[n
     return pairs // num_zones, pairs % num_zones
 
 
+@cache
+def close_powers(count: int) -> np.ndarray:
+    """[count] ``CLOSE_PER_OPEN ** k``, correctly rounded from exact rationals. ``np.power`` rounds
+    differently from one CPU to the next (its AVX-512 path is not libm's), and the estimate must
+    give the same numbers on every machine (the lookahead fingerprint, greedy's ties)."""
+    base = Fraction(CLOSE_PER_OPEN)
+    return np.array([float(base**k) for k in range(count)])
+
+
 def close_probability(open_connections: np.ndarray, tiles_left: np.ndarray) -> np.ndarray:
-    """Estimated chance that a forest or river with these open connections gets closed."""
+    """Estimated chance that a forest or river with these open connections (whole numbers) gets closed."""
     open_connections = np.asarray(open_connections, dtype=np.float64)
     room = np.minimum(1.0, tiles_left / np.maximum(TILES_PER_OPEN * open_connections, 1.0))
-    return np.where(open_connections <= 0, 1.0, CLOSE_PER_OPEN**open_connections * room)
+    k = np.maximum(open_connections, 0).astype(np.intp)
+    powers = close_powers(64 << (int(k.max(initial=0)) >> 6))  # 64, 128, 256, ... entries, each table built once
+    return np.where(open_connections <= 0, 1.0, powers[k] * room)
 
 
 def tiles_left(state: State) -> np.ndarray:
