@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hg_env.core import engine
-from hg_env.core.state import OVER
+from hg_env.core.state import OCCUPY, OVER, PLACE, RETAKE
 from tests.invariants import (
     check_areas,
     check_batch_equals_singles,
@@ -56,3 +56,38 @@ def test_batch_equals_games_stepped_one_by_one() -> None:
     players = [2, 3, 4, 5, 2, 3, 4, 5]
     seeds = list(range(900, 900 + len(players)))
     check_batch_equals_singles(players, seeds)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        {"pit_trap_deer_choice": "player_choice", "auto_skip_forced_actions": False},  # every phase offered
+        {"ruleset": "hg2002"},
+        {"ruleset": "carcassonne"},  # the abbot's recall: retake actions in the occupy phase
+    ],
+    ids=["hg2020-every-phase", "hg2002", "carcassonne"],
+)
+def test_compressed_legal_actions_equal_the_legality_check(flags: dict) -> None:
+    """``legal_actions`` (all games, or a shuffled subset, rows in that order) lists exactly the actions
+    the check ``step`` makes accepts, each row in increasing order."""
+    from hg_env.core.actions import action_layout
+    from hg_env.core.rules import Rules
+
+    rules = Rules(**flags)
+    size = action_layout(rules).size
+    state = engine.new_games([2, 3, 4, 5] * 3, rules, seeds=list(range(12)))
+    rng = np.random.default_rng(1)
+    phases = set()
+    while (state.phase != OVER).any():
+        games = rng.permutation(state.batch_size)[: rng.integers(1, state.batch_size + 1)]
+        for subset in (None, games):
+            indptr, actions = engine.legal_actions(state, subset)
+            for row, game in enumerate(range(state.batch_size) if subset is None else subset):
+                every = np.arange(size)  # every action of this game through step's check
+                legal = engine._legal_in_phase(state, int(state.phase[game]), np.full(size, game), every)
+                assert actions[indptr[row] : indptr[row + 1]].tolist() == every[legal].tolist(), (game, state.phase)
+        phases.update(state.phase.tolist())
+        mask = engine.legal_action_mask(state)
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in mask])
+        engine.step(state, actions)
+    assert {PLACE, OCCUPY} <= phases and (RETAKE in phases or "ruleset" in flags)  # the shaman's retake in 2020

@@ -123,22 +123,25 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
         rows = np.full(state.batch_size, -1, dtype=np.int64)
         rows[games] = np.arange(count)
         wanted = np.where(rows >= 0, 0, -1)  # _by_phase groups the games given a non-negative action
+    # Parts, each ordered by row and then by action, appended in the order of their action ranges
+    # (place < occupy < retake < pit < none): a stable sort by row alone then orders every row's actions.
     parts_rows, parts_actions = [], []
     for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
         if phase == PLACE:
-            width = int(state.frontier_len[g].max())
-            gi, slot, rot = nonzero(state.place_fits[g, :width])
+            gi, cell, rot = _placements_by_cell(state, g)
             parts_rows.append(r[gi])
-            parts_actions.append(4 * state.frontier[g[gi], slot].astype(np.int64) + rot)
+            parts_actions.append(4 * cell + rot)
         elif phase == OCCUPY:
             gi, k = nonzero(state.occupy_mask[g])
             parts_rows.append(r[gi])
             parts_actions.append(layout.occupy + k)
         if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
             gi, ti = nonzero(takeable(state, g, phase))
-            parts_rows.append(r[gi])
-            parts_actions.append(layout.retake + state.tile_cell[g[gi], ti].astype(np.int64))
+            cell = state.tile_cell[g[gi], ti].astype(np.int64)
+            order = np.lexsort((cell, gi))  # by cell within a game (takeable lists tiles)
+            parts_rows.append(r[gi[order]])
+            parts_actions.append(layout.retake + cell[order])
         elif phase == PIT_TRAP:
             lo, hi = state.pit_range[g, 0].astype(np.int64), state.pit_range[g, 1].astype(np.int64)
             choices = hi - lo + 1
@@ -157,10 +160,32 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
         return np.array([0, len(action)]), action
     row = np.concatenate(parts_rows)
     action = np.concatenate(parts_actions)
-    order = np.argsort(row * layout.size + action, kind="stable")  # by game, then by action
     indptr = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(np.bincount(row, minlength=count), out=indptr[1:])
-    return indptr, action[order]
+    if len(parts_rows) == 1 and games is None:  # one part (all games placing, say): rows already in order
+        return indptr, action
+    return indptr, action[np.argsort(row, kind="stable")]  # a merge of the parts' sorted runs
+
+
+def _placements_by_cell(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position in g, cell, rotation) of every legal placement of games g (place phase), ordered by
+    game, then cell, then rotation: each game's frontier slots sorted by their cells, one row sort.
+
+    Slots at or past a game's frontier length fit nothing: ``_draw`` clears them."""
+    width = int(state.frontier_len[g].max())
+    bits = state.frontier.shape[1].bit_length()  # a slot number fits in the low bits
+    cell = state.frontier[g, :width].astype(np.int32)  # -1 past each game's frontier: sorts first
+    key = np.sort((cell << bits) | np.arange(width, dtype=np.int32), axis=1)
+    slot = g[:, None] * state.frontier.shape[1] + (key & ((1 << bits) - 1))
+    fits = _fit_words(state).take(slot).view(bool).reshape(len(g), width, 4)
+    gi, j, rot = nonzero(fits)
+    return gi, (key[gi, j] >> bits).astype(np.int64), rot
+
+
+def _fit_words(state: State) -> np.ndarray:
+    """[B * F] uint32 view of ``place_fits``: a slot's four rotations as one word, for flat takes
+    (numpy gathers a 4-byte trailing row per index many times slower than one word; tiles.COMPAT_WORDS)."""
+    return state.place_fits.view(np.uint32).reshape(-1)
 
 
 def legal_action_mask(state: State, games: np.ndarray | None = None) -> np.ndarray:
@@ -289,18 +314,19 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
         state.decisions[0] += len(groups)
     else:
         state.decisions[a >= 0] += 1
+    finish = []  # games whose tile is done (T5 on): finished together, one pass for the whole batch
     g = groups.get(PLACE)
     if g is not None:
         cell, rot = np.divmod(a[g], 4)
         _put_tile(state, g, cell, rot, state.tile_to_place[g].astype(np.intp))
         state.last_cell[g] = cell
         state.tile_to_place[g] = -1
-        _after_place(state, g)
+        finish.append(_after_place(state, g))
     g = groups.get(RETAKE)
     if g is not None:
         retake = a[g] != layout.none
         remove_figures(state, g[retake], state.board_tile[g[retake], a[g[retake]] - layout.retake].astype(np.intp))
-        enter_occupy(state, g)
+        finish.append(enter_occupy(state, g))
     g = groups.get(OCCUPY)
     if g is not None:
         chosen = (a[g] >= layout.occupy) & (a[g] < layout.retake)
@@ -308,7 +334,9 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
         recall = (a[g] >= layout.retake) & (a[g] < layout.pit)
         if recall.any():
             state.spec.recall(state, g[recall], a[g[recall]] - layout.retake)
-        _finish_tile(state, g)
+        finish.append(g)
+    if finish:
+        _finish_tile(state, finish[0] if len(finish) == 1 else np.sort(np.concatenate(finish)))
     g = groups.get(PIT_TRAP)
     if g is not None:
         _final_scoring(state, g, choice=(a[g] - layout.pit).astype(np.int64))
@@ -379,27 +407,38 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         # Only frontier cells can take a tile: look the tile up against their need codes alone.
         width = int(state.frontier_len[gg].max())
         cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
-        # One flat take; a padding slot (-1) reads the cell before its game's row: masked below.
-        need = state.need.take(gg[:, None] * state.need.shape[1] + cells)
-        fits = tiles.COMPAT_ROWS.take(tile[:, None] * num_codes + need, axis=0)  # [G, L, rot]
-        fits &= (cells >= 0)[:, :, None]
+        # One flat take; a padding slot (-1) reads the cell before its game's row: code 0 instead,
+        # which no tile fits.
+        need = state.need.take(gg[:, None] * state.need.shape[1] + cells) * (cells >= 0)
+        fits = tiles.COMPAT_WORDS.take(tile[:, None] * num_codes + need)  # [G, L] words: 4 rotations
         if restrict is not None:
-            fits = restrict(state, gg, tile, cells, fits)
-        ok = fits.reshape(len(gg), -1).any(1)
+            fits = restrict(state, gg, tile, cells, fits.view(bool).reshape(*fits.shape, 4)).view(np.uint32)[..., 0]
+        ok = fits.any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
-            state.place_fits[gg, :width] = fits
-            state.place_fits[gg, width:] = False
+            _store_fits(state, gg, fits)
             found[todo] = True
             break
         state.tile_to_place[gg[ok]] = tile[ok]
-        state.place_fits[gg[ok], :width] = fits[ok]
-        state.place_fits[gg[ok], width:] = False
+        _store_fits(state, gg[ok], fits[ok])
         found[todo[ok]] = True
         state.discarded[gg[~ok], tile[~ok]] = True
         log_events(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
+
+
+def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
+    """``place_fits`` of games g from their [G, L] fit words (frontier slots 0..L-1), and slot L cleared.
+
+    Slots at or past a game's frontier length fit nothing (``_placements_by_cell`` relies on it). The
+    last draw left that true for the old length; a placement shortens the frontier by at most one and
+    L is at least the new length, so slot L is the only one past it that may hold an old fit."""
+    words = _fit_words(state).reshape(state.batch_size, -1)
+    width = fits.shape[1]
+    words[g, :width] = fits
+    if width < words.shape[1]:
+        words[g, width] = 0
 
 
 def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
@@ -552,24 +591,25 @@ def _update_one_frontier(state: State, game: int, cell: int, neighbor: list[int]
             length[game] = n + 1
 
 
-def _after_place(state: State, g: np.ndarray) -> None:
-    """T3: the ruleset's immediate powers (which may ask a decision first), then the occupant decision."""
+def _after_place(state: State, g: np.ndarray) -> np.ndarray:
+    """T3: the ruleset's immediate powers (which may ask a decision first), then the occupant decision.
+    Returns the games with nothing to decide: their tile is done (``_finish_tile``)."""
     after_place = state.spec.after_place
-    enter_occupy(state, g if after_place is None else after_place(state, g))
+    return enter_occupy(state, g if after_place is None else after_place(state, g))
 
 
-def enter_occupy(state: State, g: np.ndarray) -> None:
-    """T4: offer the legal occupants (R5.8), or skip straight to scoring."""
+def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
+    """T4: offer the legal occupants (R5.8). Returns the games that skip the decision (none legal):
+    the caller goes straight on to scoring them (``_finish_tile``)."""
     if not len(g):
-        return
+        return g
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
     if len(g) == 1 and state.spec.recall is None and state.rules.auto_skip_forced_actions:  # one game
         if mask.any():
             state.phase[g] = OCCUPY
-        else:
-            _finish_tile(state, g)
-        return
+            return g[:0]
+        return g
     if state.rules.auto_skip_forced_actions:
         offered = mask.any(1)
         if state.spec.recall is not None:  # taking the abbot back is a choice too
@@ -578,7 +618,7 @@ def enter_occupy(state: State, g: np.ndarray) -> None:
     else:
         skip = np.zeros(len(g), dtype=bool)
     state.phase[g[~skip]] = OCCUPY
-    _finish_tile(state, g[skip])
+    return g[skip]
 
 
 def _finish_tile(state: State, g: np.ndarray) -> None:
