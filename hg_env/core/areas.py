@@ -36,7 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
-from hg_env.core.arrays import nonzero
+from hg_env.core.arrays import nonzero, occurs_once
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
@@ -190,18 +190,33 @@ class Partition:
         if self.parent.shape[0] == 1:  # a batch of one game (the single-game env): Python bookkeeping
             self.union_one(a.tolist(), b.tolist(), tables)
             return
-        n, num_zones = len(g), self.parent.shape[1]
-        gg = np.concatenate([g, g])
-        keys_ab = gg * num_zones + self.parent[gg, np.concatenate([a, b])]
-        ka, kb = keys_ab[:n], keys_ab[n:]
+        num_zones = self.parent.shape[1]
+        parent = self.parent.reshape(-1)  # flat keys game * Z + zone
+        base = np.concatenate([g, g]) * num_zones
+        keys_ab = base + parent.take(base + np.concatenate([a, b]))  # the roots of a, then of b
         sums = self.sums.reshape(-1, NUM_SUMS)
         bits = self.bits.reshape(-1, self.bits.shape[-1])
-        keys, keep, pair_root = _components(ka, kb, sums[:, SIZE])
-        moved = keep != keys
-        old, grown = keys[moved], keep[moved]
-        _merge_into(sums, bits, old, grown)
-        np.add.at(sums[:, OPEN], pair_root, -2)
-        _relabel(self.parent, old, grown, bits[old, TILE_BITS], tables.tiles.TILE_ZONE)
+        size = sums[:, SIZE]
+        # Most pairs join two roots that no other pair touches (a new zone and a neighbour's area): the
+        # larger tree survives, ties to the smaller key, as _components decides for the others.
+        alone = occurs_once(keys_ab, len(parent)).reshape(2, -1).all(0)
+        ka, kb = keys_ab.reshape(2, -1)[:, alone]
+        first = (size[ka] > size[kb]) | ((size[ka] == size[kb]) & (ka < kb))
+        grown, old = np.where(first, ka, kb), np.where(first, kb, ka)
+        merged = sums[old]
+        merged[:, OPEN] -= 2  # one matched side segment
+        sums[grown] += merged  # int16: wraps as np.add.at would
+        bits[grown] |= bits[old]
+        if not alone.all():
+            keys, keep, pair_root = _components(*keys_ab.reshape(2, -1)[:, ~alone], size)
+            moved = keep != keys
+            old, grown = np.concatenate([old, keys[moved]]), np.concatenate([grown, keep[moved]])
+            _merge_into(sums, bits, keys[moved], keep[moved])
+            np.add.at(sums[:, OPEN], pair_root, -2)
+        single = size[old] == 1  # a lone zone (a new tile's, mostly): only it points at its root
+        parent[old[single]] = grown[single] % num_zones
+        many = ~single
+        _relabel(self.parent, old[many], grown[many], bits[old[many], TILE_BITS], tables.tiles.TILE_ZONE)
         # refresh the derived columns of the grown roots (repeats write equal values)
         sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
         lakes = bits[grown, LAKE_BITS]

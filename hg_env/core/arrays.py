@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 
@@ -12,3 +14,19 @@ def nonzero(mask: np.ndarray) -> tuple[np.ndarray, ...]:
     if mask.ndim < 2 or mask.size <= 512:
         return mask.nonzero()
     return np.unravel_index(np.flatnonzero(mask), mask.shape)
+
+
+_SCRATCH = threading.local()  # per thread: a stamp array that only grows (its pages stay mapped)
+
+
+def occurs_once(keys: np.ndarray, bound: int) -> np.ndarray:
+    """[n] bool: ``keys[i]`` (ints in [0, bound)) occurs once in ``keys``. Positions are stamped into a
+    scratch array by key, read back, and keys whose stamp another position overwrote are stamped
+    -1: a few O(n) scatters instead of a sort, right whichever duplicate write numpy keeps."""
+    stamp = getattr(_SCRATCH, "stamp", None)
+    if stamp is None or len(stamp) < bound:
+        stamp = _SCRATCH.stamp = np.empty(bound, dtype=np.int64)
+    position = np.arange(len(keys))
+    stamp[keys] = position
+    stamp[keys[stamp[keys] != position]] = -1
+    return stamp[keys] == position
