@@ -36,7 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
-from hg_env.core.arrays import nonzero, occurs_once
+from hg_env.core.arrays import nonzero, occurs_once, put_rows
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
@@ -203,10 +203,11 @@ class Partition:
         ka, kb = keys_ab.reshape(2, -1)[:, alone]
         first = (size[ka] > size[kb]) | ((size[ka] == size[kb]) & (ka < kb))
         grown, old = np.where(first, ka, kb), np.where(first, kb, ka)
-        merged = sums[old]
+        merged = sums.take(old, axis=0)
         merged[:, OPEN] -= 2  # one matched side segment
-        sums[grown] += merged  # int16: wraps as np.add.at would
-        bits[grown] |= bits[old]
+        merged += sums.take(grown, axis=0)  # int16: wraps as np.add.at would
+        put_rows(sums, grown, merged)
+        put_rows(bits, grown, bits.take(old, axis=0) | bits.take(grown, axis=0))
         if not alone.all():
             keys, keep, pair_root = _components(*keys_ab.reshape(2, -1)[:, ~alone], size)
             moved = keep != keys

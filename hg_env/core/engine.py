@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import COUNTS, LAKE_FISH, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
+from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
@@ -800,15 +800,19 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
     tiles, points = spec.tiles, spec.points
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
     trigger_areas: dict[int, list[set[int]]] = {}
-    gg = g[:, None]
-    roots = state.area.find(gg, np.maximum(tiles.TILE_ZONE[tile], 0))
-    closed = tiles.CLOSABLE[tile] & (state.area.open[gg, roots] == 0)
-    if not closed.any():
+    zone = tiles.CLOSABLE_TABLE[tile]  # [G, C] the tile's forests and rivers, -1 after them
+    base = (g * tiles.num_zones)[:, None]
+    roots = state.area.parent.reshape(-1).take(base + np.maximum(zone, 0))
+    closed = (zone >= 0) & (state.area.sums.reshape(-1).take((base + roots) * NUM_SUMS + OPEN) == 0)
+    if not closed.any():  # the common case: most tiles close nothing
         return trigger_areas
-    same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER
-    first = closed & ~same.any(-1)
-    rows, cols = nonzero(first)
-    sg, root = g[rows], roots[rows, cols]
+    some = closed.any(1).nonzero()[0]
+    roots, closed = roots[some], closed[some]
+    width = closed.shape[1]
+    same = (roots[:, :, None] == roots[:, None, :]) & closed[:, None, :] & _EARLIER[:width, :width]
+    rows, cols = nonzero(closed & ~same.any(-1))  # each closed area once
+    sg, root = g[some[rows]], roots[rows, cols]
+    rows = some[rows]
     count = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
     forest = tiles.ZONE_TYPE[root] == Z_FOREST

@@ -246,6 +246,14 @@ class TileSet:
         return (self.TILE_ZONE >= 0) & np.isin(zone_type, [Z_FOREST, Z_RIVER])
 
     @cached_property
+    def CLOSABLE_TABLE(self) -> np.ndarray:
+        """[tile, k] ``CLOSABLE_ZONES`` as a table: the zone indices of its forests and rivers, -1 after them."""
+        out = np.full((self.num_tiles, max(1, int(self.CLOSABLE.sum(1).max()))), -1, dtype=np.int64)
+        for t, zones in enumerate(self.CLOSABLE_ZONES):
+            out[t, : len(zones)] = zones
+        return out
+
+    @cached_property
     def CLOSABLE_ZONES(self) -> list[np.ndarray]:
         """[tile] the zone indices of its forests and rivers (cities, roads)."""
         return [self.TILE_ZONE[t, np.flatnonzero(self.CLOSABLE[t])] for t in range(self.num_tiles)]
