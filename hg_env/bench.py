@@ -17,7 +17,7 @@ import zlib
 import numpy as np
 
 from hg_env.core import engine
-from hg_env.core.actions import sample_rows, sample_uniform
+from hg_env.core.actions import sample_uniform
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
@@ -54,9 +54,9 @@ def random_play(batch: int, cpu_seconds: float, ruleset: str = "hg2020", num_pla
 
 
 def sample_legal(state, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per game (-1 for finished games), from the compressed legal
-    actions (the same draws as ``sample_uniform`` on the dense mask)."""
-    return sample_rows(*engine.legal_actions(state), rng)
+    """One uniformly random legal action per game (-1 for finished games): ``engine.sample_legal``, the
+    same draws as ``sample_uniform`` on the dense mask."""
+    return engine.sample_legal(state, rng)
 
 
 def bench_core(seconds: float = 2.0, batches: tuple[int, ...] = BATCHES, ruleset: str = "hg2020") -> dict:

@@ -91,3 +91,30 @@ def test_compressed_legal_actions_equal_the_legality_check(flags: dict) -> None:
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in mask])
         engine.step(state, actions)
     assert {PLACE, OCCUPY} <= phases and (RETAKE in phases or "ruleset" in flags)  # the shaman's retake in 2020
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_sample_legal_draws_what_sample_rows_draws(ruleset: str) -> None:
+    """``engine.sample_legal`` (all games, a subset in any order, one game) picks exactly the action
+    ``sample_rows`` picks from the compressed legal actions with the same generator state."""
+    from hg_env.core.actions import sample_rows
+    from hg_env.core.rules import Rules
+
+    rules = (
+        Rules(ruleset=ruleset, pit_trap_deer_choice="player_choice") if ruleset == "hg2020" else Rules(ruleset=ruleset)
+    )
+    state = engine.new_games([2, 3, 4, 5] * 4, rules, seeds=list(range(16)))
+    single = engine.new_games(3, rules, seeds=[5])
+    rng = np.random.default_rng(2)
+    while (state.phase != OVER).any():
+        games = rng.permutation(state.batch_size)[: rng.integers(1, state.batch_size + 1)]
+        for subset in (None, games):
+            seed = int(rng.integers(2**31))
+            expected = sample_rows(*engine.legal_actions(state, subset), np.random.default_rng(seed))
+            np.testing.assert_array_equal(engine.sample_legal(state, np.random.default_rng(seed), subset), expected)
+        engine.step(state, engine.sample_legal(state, rng))
+        if single.phase[0] != OVER:
+            seed = int(rng.integers(2**31))
+            expected = sample_rows(*engine.legal_actions(single, np.array([0])), np.random.default_rng(seed))
+            np.testing.assert_array_equal(engine.sample_legal(single, np.random.default_rng(seed), [0]), expected)
+            engine.step(single, engine.sample_legal(single, rng))

@@ -146,8 +146,14 @@ def sample_rows(indptr: np.ndarray, actions: np.ndarray, rng: np.random.Generato
         start, count = int(indptr[0]), int(indptr[1] - indptr[0])
         pick = int(rng.random() * count)
         return np.array([actions[start + pick] if count else -1], dtype=np.int64)
+    return pick_rows(indptr, actions, rng.random(len(indptr) - 1))
+
+
+def pick_rows(indptr: np.ndarray, actions: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Row i's ``floor(u[i] * count)``-th action (``u`` in [0, 1)), -1 for empty rows: how ``sample_rows``
+    and ``engine.sample_legal`` turn their draws into actions."""
     counts = np.diff(indptr)
-    pick = indptr[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+    pick = indptr[:-1] + (u * counts).astype(np.int64)
     return np.where(counts > 0, actions[np.minimum(pick, len(actions) - 1)] if len(actions) else -1, -1)
 
 

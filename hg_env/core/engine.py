@@ -30,7 +30,7 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.actions import action_layout
+from hg_env.core.actions import action_layout, pick_rows, sample_rows
 from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.rules import Rules
@@ -169,17 +169,56 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
 
 def _placements_by_cell(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position in g, cell, rotation) of every legal placement of games g (place phase), ordered by
-    game, then cell, then rotation: each game's frontier slots sorted by their cells, one row sort.
+    game, then cell, then rotation."""
+    cell, fits = _fits_by_cell(state, g)
+    gi, j, rot = nonzero(fits.view(bool).reshape(*fits.shape, 4))
+    return gi, cell[gi, j].astype(np.int64), rot
 
-    Slots at or past a game's frontier length fit nothing: ``_draw`` clears them."""
+
+def _fits_by_cell(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[G, W] the frontier cells of games g (place phase) in increasing order, and their fit words
+    (``_fit_words``): each game's slots sorted by cell, one row sort. Padding (cell -1) comes first.
+
+    Slots at or past a game's frontier length fit nothing: ``_store_fits`` clears them."""
     width = int(state.frontier_len[g].max())
     bits = state.frontier.shape[1].bit_length()  # a slot number fits in the low bits
     cell = state.frontier[g, :width].astype(np.int32)  # -1 past each game's frontier: sorts first
     key = np.sort((cell << bits) | np.arange(width, dtype=np.int32), axis=1)
     slot = g[:, None] * state.frontier.shape[1] + (key & ((1 << bits) - 1))
-    fits = _fit_words(state).take(slot).view(bool).reshape(len(g), width, 4)
-    gi, j, rot = nonzero(fits)
-    return gi, (key[gi, j] >> bits).astype(np.int64), rot
+    return key >> bits, _fit_words(state).take(slot)
+
+
+def sample_legal(state: State, rng: np.random.Generator, games: np.ndarray | None = None) -> np.ndarray:
+    """One uniformly random legal action per game (or per game of ``games``: distinct, in that order),
+    -1 for finished games: exactly the draw ``sample_rows(*legal_actions(state, games), rng)`` makes,
+    without listing the placements (a game placing has tens of them; it needs one)."""
+    if games is None and state.batch_size == 1:
+        return sample_rows(*legal_actions(state), rng)
+    rows = np.arange(state.batch_size) if games is None else np.asarray(games, dtype=np.intp)
+    u = rng.random(len(rows))
+    out = np.full(len(rows), -1, dtype=np.int64)
+    phase = state.phase[rows]
+    place = np.flatnonzero(phase == PLACE)
+    if len(place):
+        out[place] = _sample_placements(state, rows[place], u[place])
+    other = np.flatnonzero((phase != PLACE) & (phase != OVER))
+    if len(other):
+        out[other] = pick_rows(*legal_actions(state, rows[other]), u[other])
+    return out
+
+
+def _sample_placements(state: State, g: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``pick_rows`` of games g's legal placements (place phase): the ``floor(u * count)``-th in action
+    order, found from the fits per slot counted along the cells, then the rotations of that slot."""
+    cell, fits = _fits_by_cell(state, g)
+    per_slot = np.bitwise_count(fits)  # each rotation is a 0/1 byte of the word
+    total = np.cumsum(per_slot, axis=1, dtype=np.int32)
+    pick = (u * total[:, -1]).astype(np.int32)
+    rows = np.arange(len(g))
+    j = np.minimum((total <= pick[:, None]).sum(1), fits.shape[1] - 1)  # the slot holding the pick
+    k = pick - (total[rows, j] - per_slot[rows, j])  # which of its fitting rotations
+    rot = (np.cumsum(fits[rows, j].view(np.uint8).reshape(-1, 4), 1) <= k[:, None]).sum(1)
+    return np.where(total[:, -1] > 0, 4 * cell[rows, j].astype(np.int64) + rot, -1)
 
 
 def _fit_words(state: State) -> np.ndarray:
