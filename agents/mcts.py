@@ -66,7 +66,6 @@ from hg_env.agents.base import Agent, register
 from hg_env.agents.greedy import greedy_actions
 
 from hg_env.core import engine, search
-from hg_env.core.actions import sample_uniform
 from hg_env.core.state import OVER, PLACE
 
 if TYPE_CHECKING:
@@ -286,7 +285,7 @@ class MCTSAgent(Agent):
             if self.rollout == "greedy":
                 actions = greedy_actions(states, self.rng)
             else:
-                actions = sample_uniform(engine.legal_action_mask(states), self.rng)
+                actions = engine.sample_legal(states, self.rng)  # sample_uniform's draws, without the masks
             engine.step(states, np.where(running, actions, -1))
         return self.values(states)
 

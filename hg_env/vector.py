@@ -38,7 +38,7 @@ import numpy as np
 
 from hg_env.aec import REWARDS, rank_rewards
 from hg_env.core import engine, search
-from hg_env.core.actions import action_layout, sample_uniform
+from hg_env.core.actions import action_layout
 from hg_env.core.observation import channel_high, channel_names, observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
 from hg_env.core.state import OVER, State
@@ -221,16 +221,15 @@ class VectorEnv:
             if not len(waiting):
                 return
             actions = np.full(self.num_envs, -1, dtype=np.int64)
-            masks = engine.legal_action_mask(state, waiting)
             for k in np.unique(self.opponent_of[waiting]):
-                rows = np.flatnonzero(self.opponent_of[waiting] == k)
-                games_k = waiting[rows]
-                actions[games_k] = self._decide(self.opponents[k], games_k, masks[rows])
+                games_k = waiting[self.opponent_of[waiting] == k]
+                actions[games_k] = self._decide(self.opponents[k], games_k)
             engine.step(state, actions)
 
-    def _decide(self, opponent: Any, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if opponent is None:
-            return sample_uniform(masks, self.rng)
+    def _decide(self, opponent: Any, games: np.ndarray) -> np.ndarray:
+        if opponent is None:  # uniform: the draws sample_uniform makes from the masks, without them
+            return engine.sample_legal(self.state, self.rng, games)
+        masks = engine.legal_action_mask(self.state, games)
         obs = observe(self.state, games, self.state.current[games]) if opponent.uses_observation else None
         actions = np.asarray(opponent.act_batch(obs, masks, self.state.take(games)), dtype=np.int64)
         if actions.shape != (len(games),):
