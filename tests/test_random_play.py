@@ -118,3 +118,25 @@ def test_sample_legal_draws_what_sample_rows_draws(ruleset: str) -> None:
             expected = sample_rows(*engine.legal_actions(single, np.array([0])), np.random.default_rng(seed))
             np.testing.assert_array_equal(engine.sample_legal(single, np.random.default_rng(seed), [0]), expected)
             engine.step(single, engine.sample_legal(single, rng))
+
+
+@pytest.mark.parametrize("flags", [{}, {"ruleset": "hg2002"}, {"ruleset": "carcassonne", "river": True}])
+def test_reset_games_start_the_games_new_games_starts(flags: dict) -> None:
+    """Games restarted in place (over games half played, player counts changed) equal the same games
+    set up by ``new_games``: every array and event."""
+    from hg_env.core.rules import Rules
+
+    rules = Rules(**flags)
+    state = engine.new_games([2, 3, 4, 5, 2, 3], rules, seeds=list(range(6)))
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        engine.step(state, engine.sample_legal(state, rng))
+    games, players, seeds = np.array([4, 1, 2]), [5, 2, 3], [70, 71, 72]
+    engine.reset_games(state, games, seeds=seeds, num_players=players)
+    fresh = engine.new_games(players, rules, seeds=seeds)
+    mine = state.take(games)
+    for name, array in fresh.arrays().items():
+        np.testing.assert_array_equal(mine.arrays()[name], array, err_msg=name)
+    assert mine.events == fresh.events
+    engine.reset_games(state, [0], seeds=[9])  # the game's own player count
+    np.testing.assert_array_equal(state.take([0]).regular_deck, engine.new_games(2, rules, seeds=[9]).regular_deck)

@@ -46,6 +46,7 @@ from hg_env.core.state import (
     State,
     deal_decks,
     empty_state,
+    player_counts,
 )
 from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_FOREST, Z_RIVER
 
@@ -78,23 +79,45 @@ def new_games(
     batch = max(sizes, default=1)
     if any(n != batch for n in sizes):
         raise ValueError(f"per-game arguments disagree on the batch size: {sizes}")
-    state = empty_state(rules, np.broadcast_to(np.asarray(num_players), (batch,)).copy(), record_events)
-    deal_decks(state, seeds, regular_decks, extra_decks)
-    spec = rules.spec
-    start_tile = spec.tiles.START_TILE if spec.start_tile is None else spec.start_tile(spec.tiles, rules)
+    players = player_counts(np.broadcast_to(np.asarray(num_players), (batch,)))
+    counts = np.unique(players)
     games = np.arange(batch)
-    origin = np.full(batch, rules.board.origin)
-    _put_tile(state, games, origin, np.full(batch, rules.start_rotation), np.full(batch, start_tile))  # not a turn
+    if len(counts) == 1:  # the common case: copies of the one set-up game
+        state = _start_tile_placed(rules, int(counts[0])).take(np.zeros(batch, dtype=np.intp))
+        state.events = [[] for _ in range(batch)] if record_events else None
+    else:
+        state = empty_state(rules, players, record_events)
+        _place_start_tiles(state, games, players)
+    deal_decks(state, seeds, regular_decks, extra_decks)
     _begin_regular_turn(state, games, advance=False)
     return state
 
 
 def reset_games(state: State, games: np.ndarray, seeds: list[int | None], num_players=None) -> None:
-    """Start new games in place of the given games (vector env auto-reset)."""
+    """Start new games in place of the given games (vector env auto-reset): the games ``new_games``
+    would start from these seeds."""
     games = np.asarray(games, dtype=np.intp)
     players = state.num_players[games] if num_players is None else num_players
-    fresh = new_games(players, state.rules, seeds=seeds, record_events=state.events is not None)
-    state.put(games, fresh)
+    _place_start_tiles(state, games, player_counts(np.broadcast_to(players, len(games))))
+    deal_decks(state, seeds, games=games)
+    _begin_regular_turn(state, games, advance=False)
+
+
+def _place_start_tiles(state: State, games: np.ndarray, players: np.ndarray) -> None:
+    """Empty boards with the start tile, full supplies, no decks yet, in the given games (these player counts)."""
+    for count in np.unique(players):
+        state.put(games[players == count], _start_tile_placed(state.rules, int(count)))
+
+
+@cache
+def _start_tile_placed(rules: Rules, num_players: int) -> State:
+    """One game of ``num_players`` with its start tile on the board and no deck dealt yet (R1.2): the
+    same for every game of these rules, so games start from a copy. Not a turn; read only."""
+    state = empty_state(rules, np.array([num_players]), record_events=False)
+    spec = rules.spec
+    start = spec.tiles.START_TILE if spec.start_tile is None else spec.start_tile(spec.tiles, rules)
+    _put_tile(state, _ROW_ZERO, np.array([rules.board.origin]), np.array([rules.start_rotation]), np.array([start]))
+    return state
 
 
 # ---------------------------------------------------------------- decisions

@@ -112,14 +112,15 @@ class State:
         return out
 
     def put(self, games: np.ndarray, other: State) -> None:
-        """Overwrite the given games with the games of ``other`` (same order)."""
+        """Overwrite the given games with the games of ``other`` (same order), or every one of them with
+        ``other``'s single game."""
         games = np.asarray(games, dtype=np.intp)
         mine, theirs = self.arrays(), other.arrays()
         for name, array in mine.items():
             array[games] = theirs[name]
         if self.events is not None:
             for i, game in enumerate(games):
-                self.events[game] = [] if other.events is None else list(other.events[i])
+                self.events[game] = [] if other.events is None else list(other.events[i % other.batch_size])
 
     def nbytes_per_game(self) -> int:
         return sum(a.nbytes for a in self.arrays().values()) // self.batch_size
@@ -149,15 +150,20 @@ def deck_of(rules: Rules) -> np.ndarray:
     return out
 
 
-def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = True) -> State:
-    """B games before setup: empty boards, full supplies, no decks."""
+def player_counts(num_players: object) -> np.ndarray:
+    """Player counts as int8; ValueError unless ints in MIN_PLAYERS..MAX_PLAYERS."""
     num_players = np.asarray(num_players)
     if num_players.dtype.kind not in "iu":
         raise ValueError(f"num_players must be ints {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players.tolist()!r}")
     bad = (num_players < MIN_PLAYERS) | (num_players > MAX_PLAYERS)  # checked before the int8 cast
     if bad.any():
         raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players[bad][0]}")
-    num_players = num_players.astype(np.int8)
+    return num_players.astype(np.int8)
+
+
+def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = True) -> State:
+    """B games before setup: empty boards, full supplies, no decks."""
+    num_players = player_counts(num_players)
     spec = rules.spec
     tiles = spec.tiles
     regular, extra = deck_tiles(spec, rules)
@@ -235,12 +241,14 @@ def deal_decks(
     seeds: list[int | None] | None = None,
     regular_decks: list | None = None,
     extra_decks: list | None = None,
+    games: np.ndarray | None = None,
 ) -> None:
-    """Fill each game's decks: given orders where given, else shuffled from its seed (R1.5)."""
+    """Fill each game's decks (or those of ``games``, the i-th from ``seeds[i]`` etc.): given orders
+    where given, else shuffled from its seed (R1.5). The decks are empty before."""
     spec, rules = state.spec, state.rules
     regular_tiles, extra_tiles = deck_tiles(spec, rules)
     extra_name = f"{spec.extra_deck or 'extra'}_deck"
-    for i in range(state.batch_size):
+    for i, game in enumerate(range(state.batch_size) if games is None else games.tolist()):
         rng = np.random.default_rng(None if seeds is None else seeds[i])
         if spec.deal is not None:
             regular, extra = spec.deal(spec.tiles, rules, rng)
@@ -250,9 +258,9 @@ def deal_decks(
             regular = check_deck(regular_decks[i], regular_tiles, "regular_deck")
         if extra_decks is not None and extra_decks[i] is not None:
             extra = check_deck(extra_decks[i], extra_tiles, extra_name)
-        state.regular_deck[i, : len(regular)] = regular
-        state.regular_len[i] = len(regular)
-        state.extra_deck[i, : len(extra)] = extra
-        state.extra_len[i] = len(extra)
-        state.dealt[i, regular] = True
-        state.dealt[i, extra] = True
+        state.regular_deck[game, : len(regular)] = regular
+        state.regular_len[game] = len(regular)
+        state.extra_deck[game, : len(extra)] = extra
+        state.extra_len[game] = len(extra)
+        state.dealt[game, regular] = True
+        state.dealt[game, extra] = True
