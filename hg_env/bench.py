@@ -88,13 +88,13 @@ def print_core(result: dict, as_json: bool) -> None:
     print(f"  state memory: {result['bytes_per_game']:,} bytes per game ({result['bytes_per_game'] / 1024:.1f} KiB)")
 
 
-# A worker measuring random play in one tree of the repository (``compare``): it reads lines
-# "B s SECONDS" (play for that many CPU seconds) or "B n STEPS" (play exactly that many batched
-# steps) and answers with the steps and decisions played and the CPU seconds spent, keeping its
-# games between slices ("aec" for B: steps of the PettingZoo env). Every revision plays the same
-# games from the same seeds (the fingerprints hold), so two workers given the same steps stay at
-# the same point of the same games. It uses only the core API every revision has (new_games,
-# legal_action_mask or legal_actions, sample_uniform, step, reset_games).
+# A worker measuring random play in one tree of the repository (``compare``), for one round: argv
+# names the tree and the round's seed; it reads lines "B s SECONDS" (play for that many CPU seconds)
+# or "B n STEPS" (play exactly that many batched steps) and answers with the steps and decisions played
+# and the CPU seconds spent, keeping its games between lines ("aec" for B: steps of the PettingZoo env).
+# Every revision plays the same games from the same seeds (the fingerprints hold), so two workers given
+# the same steps stay at the same point of the same games. It uses only the core API every revision has
+# (new_games, legal_action_mask or legal_actions, sample_uniform, step, reset_games).
 _WORKER = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
@@ -104,12 +104,13 @@ from hg_env.core.actions import sample_uniform
 from hg_env.core.state import OVER
 from hg_env import bench
 sample = getattr(bench, "sample_legal", None) or (lambda s, rng: sample_uniform(engine.legal_action_mask(s), rng))
+seed = int(sys.argv[2])
 rngs, states, seeds = {}, {}, {}
 env = None
 for line in sys.stdin:
     batch, mode, amount = line.split()
     seconds, limit = (float(amount), None) if mode == "s" else (float("inf"), int(amount))
-    rng = rngs.setdefault(batch, np.random.default_rng(0))
+    rng = rngs.setdefault(batch, np.random.default_rng(seed))
     steps = decisions = 0
     if batch == "aec":  # AEC steps of the PettingZoo env, random legal actions
         import hg_env
@@ -127,8 +128,9 @@ for line in sys.stdin:
         continue
     batch = int(batch)
     if batch not in states:
-        states[batch] = engine.new_games(2, None, seeds=list(range(batch)), record_events=False)
-        seeds[batch] = batch
+        first = seed * 10**6
+        states[batch] = engine.new_games(2, None, seeds=list(range(first, first + batch)), record_events=False)
+        seeds[batch] = first + batch
     state, start = states[batch], time.process_time()
     while steps != limit and time.process_time() - start < seconds:
         actions = sample(state, rng)
@@ -144,13 +146,15 @@ for line in sys.stdin:
 
 
 def compare(
-    revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 5
+    revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 6
 ) -> dict:
     """Random play of the working tree against another revision of the repository, interleaved in one
-    run, so machine load falls on both alike. In each round and batch size (``"aec"``: steps of the
-    PettingZoo env instead) one tree plays ``seconds / rounds`` CPU seconds and the other then plays
-    exactly as many steps: both play the same games, move for move, and a game's later, dearer
-    moves count alike for both (the trees take turns leading). Returns decisions (steps) per
+    run, so machine load falls on both alike. Each round starts a fresh worker process per tree (one
+    process's memory layout can make it run some 10% faster or slower for its whole life, so rounds
+    average that out) with the round's own seeded games. In each round and batch size (``"aec"``:
+    steps of the PettingZoo env instead) one tree plays ``seconds / rounds`` CPU seconds and the other
+    then plays exactly as many steps: both play the same games, move for move, and a game's later,
+    dearer moves count alike for both (the trees take turns leading). Returns decisions (steps) per
     CPU-second of both and their ratio (new / old)."""
     import shutil
     import subprocess
@@ -166,19 +170,20 @@ def compare(
         capture_output=True,
     )
     trees = {"new": root, "old": old_tree}
-    workers = {
-        name: subprocess.Popen(
-            [sys.executable, "-c", _WORKER, str(tree)],
-            cwd=tree,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for name, tree in trees.items()
-    }
     totals = {(name, b): [0, 0.0] for name in trees for b in batches}
+    workers: dict[str, subprocess.Popen] = {}
     try:
         for round_ in range(rounds):
+            workers = {
+                name: subprocess.Popen(
+                    [sys.executable, "-c", _WORKER, str(tree), str(round_)],
+                    cwd=tree,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+                for name, tree in trees.items()
+            }
             order = ["new", "old"] if round_ % 2 == 0 else ["old", "new"]
             for b in batches:
                 request = f"{b} s {seconds / rounds}"
@@ -190,10 +195,9 @@ def compare(
                     totals[(name, b)][0] += answer["decisions"]
                     totals[(name, b)][1] += answer["cpu_s"]
                     request = f"{b} n {answer['steps']}"  # the follower plays the leader's steps
+            _stop(workers)
     finally:
-        for proc in workers.values():
-            proc.kill()
-            proc.wait()
+        _stop(workers)
         subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(old_tree)], capture_output=True)
         shutil.rmtree(old_tree.parent, ignore_errors=True)  # the scratch folder the worktree sat in
     out = {"revision": revision, "batches": {}}
@@ -206,6 +210,12 @@ def compare(
             "ratio": round(new / old, 3),
         }
     return out
+
+
+def _stop(workers: dict) -> None:
+    for proc in workers.values():
+        proc.kill()
+        proc.wait()
 
 
 def print_compare(result: dict, as_json: bool) -> None:

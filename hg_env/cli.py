@@ -82,8 +82,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
+    if not 1 <= args.rounds <= 1000:
+        raise ValueError(f"--rounds must be 1..1000, got {args.rounds}")
     if args.what == "core" and args.compare:
-        bench.print_compare(bench.compare(args.compare, seconds=args.seconds), args.json)
+        bench.print_compare(bench.compare(args.compare, seconds=args.seconds, rounds=args.rounds), args.json)
         return 0
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
@@ -228,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    bench.add_argument(
+        "--rounds", type=int, default=6, help="core --compare: rounds, each with a fresh process per tree (default: 6)"
+    )
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)
     tour = sub.add_parser("tournament", help="rated round-robin between agents (resumable; see train/tournament.py)")
