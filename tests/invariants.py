@@ -95,7 +95,8 @@ def check_areas(state: State, game: int) -> None:
 
 
 def check_frontier(state: State, game: int) -> None:
-    """The frontier holds exactly the empty cells next to a tile, each once, its slots consistent."""
+    """The frontier holds exactly the empty cells next to a tile, each once, its slots and need codes
+    consistent."""
     n = int(state.frontier_len[game])
     cells = state.frontier[game, :n]
     assert (state.frontier[game, n:] == -1).all()
@@ -103,6 +104,8 @@ def check_frontier(state: State, game: int) -> None:
     assert sorted(cells.tolist()) == expected.tolist()
     assert (state.frontier_slot[game, cells] == np.arange(n)).all()
     assert (state.frontier_slot[game] >= 0).sum() == n
+    assert (state.frontier_need[game, :n] == state.need[game, cells]).all()
+    assert (state.frontier_need[game, n:] == 0).all()
 
 
 def check_mask(state: State, game: int, mask: np.ndarray) -> None:

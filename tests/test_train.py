@@ -560,3 +560,22 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     second = subprocess.run([*cmd, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stderr
     assert "resuming" in second.stderr and (tmp_path / "runs" / "tiny" / "final_model.zip").is_file()
+
+
+def test_games_in_a_checkpoint_come_back_exactly() -> None:
+    """The games in progress of a checkpoint decode to the same arrays and events; a checkpoint written
+    before ``frontier_need`` was kept gets it derived; arrays of another engine are named in the error."""
+    from hg_env.train.checkpoint import decode_state, encode_state
+
+    state = engine.new_games([2, 3, 4], seeds=[1, 2, 3])
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        engine.step(state, engine.sample_legal(state, rng))
+    saved = encode_state(state)
+    for arrays in (saved["arrays"], {k: v for k, v in saved["arrays"].items() if k != "frontier_need"}):
+        back = decode_state({**saved, "arrays": arrays})
+        for name, array in state.arrays().items():
+            np.testing.assert_array_equal(back.arrays()[name], array, err_msg=name)
+        assert back.events == state.events
+    with pytest.raises(ValueError, match=r"unknown arrays \['ghost'\]"):
+        decode_state({**saved, "arrays": {**saved["arrays"], "ghost": torch.zeros(3)}})

@@ -181,7 +181,11 @@ def decode_state(saved: dict) -> State:
         seeds=[0] * len(num_players),
         record_events=saved["events"] is not None,
     )
-    target, arrays = fresh.arrays(), saved["arrays"]
+    target, arrays = fresh.arrays(), dict(saved["arrays"])
+    if "frontier_need" not in arrays and {"need", "frontier"} <= set(arrays):  # saved before it was kept: derived
+        need, frontier = arrays["need"].numpy(), arrays["frontier"].numpy().astype(np.intp)
+        known = np.take_along_axis(need, np.maximum(frontier, 0), axis=1)
+        arrays["frontier_need"] = torch.from_numpy(np.where(frontier >= 0, known, 0).astype(np.uint16))
     if set(target) != set(arrays):
         missing, extra = sorted(set(target) - set(arrays)), sorted(set(arrays) - set(target))
         raise ValueError(f"the saved games lack arrays {missing} and have unknown arrays {extra}")

@@ -466,14 +466,13 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         gg = g[todo]
         tile = deck[gg, nxt[gg]].astype(np.intp)
         nxt[gg] += 1
-        # Only frontier cells can take a tile: look the tile up against their need codes alone.
+        # Only frontier cells can take a tile: look the tile up against their need codes alone (code 0
+        # past a game's frontier, which no tile fits).
         width = int(state.frontier_len[gg].max())
-        cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
-        # One flat take; a padding slot (-1) reads the cell before its game's row: code 0 instead,
-        # which no tile fits.
-        need = state.need.take(gg[:, None] * state.need.shape[1] + cells) * (cells >= 0)
+        need = state.frontier_need[gg, :width]
         fits = tiles.COMPAT_WORDS.take(tile[:, None] * num_codes + need)  # [G, L] words: 4 rotations
         if restrict is not None:
+            cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
             fits = restrict(state, gg, tile, cells, fits.view(bool).reshape(*fits.shape, 4)).view(np.uint32)[..., 0]
         ok = fits.any(1)
         if ok.all():  # the common case: every game's first tile fits
@@ -509,7 +508,7 @@ def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt
     num_codes = tiles.COMPAT.shape[1]
     width = int(state.frontier_len[game])
     cells = state.frontier[game, :width]
-    need = state.need[game, cells]
+    need = state.frontier_need[game, :width]
     while nxt[game] < length[game]:
         tile = int(deck[game, nxt[game]])
         nxt[game] += 1
@@ -618,8 +617,10 @@ def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np
     last = state.frontier_len[gr] - 1
     moved = state.frontier[gr, last]
     state.frontier[gr, sr] = moved
+    state.frontier_need[gr, sr] = state.frontier_need[gr, last]
     state.frontier_slot[gr, moved] = sr
     state.frontier[gr, last] = -1
+    state.frontier_need[gr, last] = 0
     state.frontier_slot[g, cell] = -1
     state.frontier_len[gr] -= 1
     joins = empty & (state.frontier_slot[g[:, None], neighbor] < 0)
@@ -631,26 +632,35 @@ def _update_frontier(state: State, g: np.ndarray, cell: np.ndarray, neighbor: np
         state.frontier[g[gi], slots] = new
         state.frontier_slot[g[gi], new] = slots
         state.frontier_len[g] += joins.sum(1)
+    gi, d = nonzero(empty)  # every empty neighbour's need changed (the new tile shows it a side)
+    game, nb = g[gi], neighbor[gi, d]
+    state.frontier_need[game, state.frontier_slot[game, nb]] = state.need[game, nb]
 
 
 def _update_one_frontier(state: State, game: int, cell: int, neighbor: list[int], empty: list[bool]) -> None:
     """``_update_frontier`` for one game, with Python scalars (the same slots, the same order)."""
     frontier, slots, length = state.frontier[game], state.frontier_slot[game], state.frontier_len
+    frontier_need, need = state.frontier_need[game], state.need[game]
     slot = int(slots[cell])
     if slot >= 0:
         last = int(length[game]) - 1
         moved = int(frontier[last])
         frontier[slot] = moved
+        frontier_need[slot] = frontier_need[last]
         slots[moved] = slot
         frontier[last] = -1
+        frontier_need[last] = 0
         length[game] = last
     slots[cell] = -1
     for nb, free in zip(neighbor, empty):
-        if free and slots[nb] < 0:
+        if not free:
+            continue
+        if slots[nb] < 0:
             n = int(length[game])
             frontier[n] = nb
             slots[nb] = n
             length[game] = n + 1
+        frontier_need[slots[nb]] = need[nb]  # the new tile shows it a side
 
 
 def _after_place(state: State, g: np.ndarray) -> np.ndarray:

@@ -55,6 +55,7 @@ class State:
     frontier: np.ndarray  # [B, F] int16 the empty cells next to a tile (where tiles may go), slots 0..len-1; -1 after
     frontier_len: np.ndarray  # [B] int64 cells in the frontier
     frontier_slot: np.ndarray  # [B, N] int16 slot of each cell in the frontier, -1 for cells not in it
+    frontier_need: np.ndarray  # [B, F] uint16 need code of each slot's cell (``need`` there), 0 after the frontier
     place_fits: np.ndarray  # [B, F, 4] bool the drawn tile fits frontier slot s with rotation r (place phase)
     occupy_mask: np.ndarray  # [B, K] bool legal occupants on the tile just placed (Ruleset.occupy_width)
     pit_range: np.ndarray  # [B, 2] int8 pit-trap choice: lowest and highest in-range deer eaten
@@ -205,6 +206,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         frontier=np.full((b, frontier), -1, dtype=np.int16),
         frontier_len=np.zeros(b, dtype=np.int64),
         frontier_slot=np.full((b, n), -1, dtype=np.int16),
+        frontier_need=np.zeros((b, frontier), dtype=np.uint16),
         place_fits=np.zeros((b, frontier, 4), dtype=bool),
         occupy_mask=np.zeros((b, spec.occupy_width), dtype=bool),
         pit_range=np.zeros((b, 2), dtype=np.int8),
