@@ -231,14 +231,15 @@ def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
 
 def test_bitset_and_unique_helpers_of_the_search() -> None:
     from hg_env.core.areas import tile_members, tile_sets
+    from hg_env.core.arrays import sorted_unique
 
     rng = np.random.default_rng(0)
     members = rng.random((7, 3, 95)) < 0.3
     np.testing.assert_array_equal(tile_members(tile_sets(members), 95), members)
     keys = rng.integers(0, 1 << 40, size=500)
     keys[::3] = keys[0]
-    np.testing.assert_array_equal(search.sorted_unique(keys), np.unique(keys))
-    assert len(search.sorted_unique(np.zeros(0, dtype=np.int64))) == 0
+    np.testing.assert_array_equal(sorted_unique(keys), np.unique(keys))
+    assert len(sorted_unique(np.zeros(0, dtype=np.int64))) == 0
 
 
 def test_close_probability_is_the_same_on_every_cpu() -> None:

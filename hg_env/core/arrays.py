@@ -7,6 +7,12 @@ import threading
 import numpy as np
 
 
+def sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a 1-d integer array, by sorting (many times faster on large int64 keys)."""
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+
+
 def nonzero(mask: np.ndarray) -> tuple[np.ndarray, ...]:
     """The indices of the true entries of an N-d array, in the row-major order ``mask.nonzero()``
     gives. numpy's N-d ``nonzero`` costs about ten times the flat one on large arrays, so those go

@@ -32,7 +32,7 @@ import numpy as np
 
 from hg_env.core.actions import action_layout, pick_rows, sample_rows
 from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
-from hg_env.core.arrays import nonzero
+from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
 from hg_env.core.scoring import forest_value, majority, river_value
@@ -834,6 +834,19 @@ def remove_figures(state: State, g: np.ndarray, tile: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------- helpers for rule functions
+
+
+def occupied_roots(state: State, g: np.ndarray, huts: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(position in g, root) of the areas holding a figure in games g (or, with ``huts``, the river
+    systems holding a hut), each once, ordered by game and root: found from the figures, not the zones."""
+    kind = state.occupant_kind[g]
+    rows, t = nonzero((state.occupant_seat[g] >= 0) & ((kind == HUT) if huts else (kind != HUT)))
+    if not len(rows):
+        return rows, t
+    part, num_zones = (state.system if huts else state.area), state.spec.tiles.num_zones
+    roots = part.find(g[rows], state.spec.tiles.TILE_ZONE[t, state.occupant_local[g[rows], t]])
+    pairs = sorted_unique(rows.astype(np.int64) * num_zones + roots)
+    return pairs // num_zones, pairs % num_zones
 
 
 def special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:

@@ -46,9 +46,9 @@ import numpy as np
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import lake_members, popcount, tile_members, tile_sets
-from hg_env.core.arrays import nonzero
+from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import MAX_PLAYERS
-from hg_env.core.ruleset import HUT, PAWN
+from hg_env.core.ruleset import PAWN
 from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
 from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
@@ -86,12 +86,6 @@ def fits_sets(tiles: TileSet) -> np.ndarray:
 def regular_deck_size(state: State) -> int:
     """Tiles in a full regular deck of the ruleset (78 in both Hunters & Gatherers editions)."""
     return len(deck_tiles(state.spec, state.rules)[0])
-
-
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """``np.unique`` of a 1-d integer array, by sorting (many times faster on large int64 keys)."""
-    keys = np.sort(keys)
-    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
 
 
 # ---------------------------------------------------------------- hidden information
@@ -163,16 +157,12 @@ def special_root(state: State, part, power: str) -> np.ndarray:
     return np.where(placed, part.find(games, np.full(state.batch_size, zone)), -1)
 
 
-def _occupied_roots(state: State, part, huts: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a hut)."""
-    kind_ok = (state.occupant_kind == HUT) if huts else (state.occupant_kind != HUT)
-    g, t = nonzero((state.occupant_seat >= 0) & kind_ok & live[:, None])
-    if not len(g):
-        return g, t
-    num_zones = state.spec.tiles.num_zones
-    roots = part.find(g, state.spec.tiles.TILE_ZONE[t, state.occupant_local[g, t]])
-    pairs = sorted_unique(g.astype(np.int64) * num_zones + roots)
-    return pairs // num_zones, pairs % num_zones
+def _occupied_roots(state: State, huts: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a hut) in the
+    ``live`` games."""
+    games = np.flatnonzero(live)
+    rows, roots = engine.occupied_roots(state, games, huts)
+    return games[rows], roots
 
 
 @cache
@@ -352,7 +342,7 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     frac = left / regular_deck_size(state)
 
     # Pawns: forests, rivers (expected completion) and meadows (final scoring).
-    g, z = _occupied_roots(state, state.area, False, live)
+    g, z = _occupied_roots(state, False, live)
     if len(g):
         pawns = state.area.occupants[g, z]
         scorers = majority(pawns)
@@ -365,7 +355,7 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
 
     # Huts: river systems score at the end whatever their state.
     if state.system is not None:
-        g, z = _occupied_roots(state, state.system, True, live)
+        g, z = _occupied_roots(state, True, live)
         if len(g):
             np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(state.system.occupants[g, z]))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core.arrays import nonzero
-from hg_env.core.engine import animal_dict, remove_figures, special_root
+from hg_env.core.engine import animal_dict, occupied_roots, remove_figures, special_root
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, PAWN, OccupantKind
 from hg_env.core.scoring import deer_eaten, majority, meadow_value, pit_trap_bonus, river_system_value
@@ -109,10 +109,9 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     leaving = tiles.ZONE_TYPE[zone] != Z_MEADOW
     remove_figures(state, g[gi[leaving]], ti[leaving])
     # 2. Meadows with hunters (R8.3), the fire (R7.17, S2), the pit trap (R7.15) and the shrine (S1).
-    roots = state.area.all_roots(g)
-    occupants = state.area.occupants[g]
-    hunted = (roots == np.arange(tiles.num_zones)) & (tiles.ZONE_TYPE == Z_MEADOW) & (occupants.sum(-1) > 0)
-    rows, root = nonzero(hunted)
+    rows, root = occupied_roots(state, g, huts=False)  # the pawns left stand in meadows
+    hunted = tiles.ZONE_TYPE[root] == Z_MEADOW
+    rows, root = rows[hunted], root[hunted]
     counts = state.area.counts[g[rows], root].astype(np.int64)
     m, a, d, t = counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER]
     fire_name = spec.fire_power
@@ -137,7 +136,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                 fire[pr],
                 chosen,
             )
-    scorers = majority(occupants[rows, root])
+    scorers = majority(state.area.occupants[g[rows], root])
     shrine = np.zeros(len(rows), dtype=bool)
     if spec.meadow_scorers is not None:
         scorers, shrine = spec.meadow_scorers(state, g[rows], root, scorers)
@@ -166,17 +165,14 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                     }
                 )
     # 3. River systems with huts (R8.2.3), and the raft (R7.18).
-    roots = state.system.all_roots(g)
-    huts = state.system.occupants[g]
-    with_huts = (roots == np.arange(tiles.num_zones)) & (huts.sum(-1) > 0)
-    rows, root = nonzero(with_huts)
+    rows, root = occupied_roots(state, g, huts=True)
     counts = state.system.counts[g[rows], root].astype(np.int64)
     fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
     raft = np.zeros(len(rows), dtype=bool)
     if "raft" in spec.powers:
         raft = root == special_root(state, g, "raft")[rows]
     value = river_system_value(fish, lakes, raft, points)
-    scorers = majority(huts[rows, root])
+    scorers = majority(state.system.occupants[g[rows], root])
     np.add.at(state.score, g[rows], value[:, None] * scorers)
     if state.events is not None:
         for i in range(len(rows)):

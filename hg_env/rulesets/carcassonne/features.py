@@ -16,7 +16,7 @@ import numpy as np
 
 from hg_env.core.areas import LAKE_FISH, OPEN, TILES, tile_members
 from hg_env.core.arrays import nonzero
-from hg_env.core.engine import log_events, remove_figures
+from hg_env.core.engine import log_events, occupied_roots, remove_figures
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import ABBOT
 from hg_env.core.scoring import majority
@@ -177,11 +177,10 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     cities 1 per tile and coat of arms, monasteries and gardens 1 + neighbours, fields 3 per
     completed bordering city (farmers, F1.4)."""
     tiles = state.spec.tiles
-    roots = state.area.all_roots(g)
-    occupants = state.area.occupants[g]
     kind = tiles.ZONE_TYPE
-    held = (roots == np.arange(tiles.num_zones)) & (occupants.sum(-1) > 0)
-    rows, root = nonzero(held & np.isin(kind, [Z_FOREST, Z_RIVER, Z_MEADOW]))
+    rows, root = occupied_roots(state, g, huts=False)
+    held = np.isin(kind[root], [Z_FOREST, Z_RIVER, Z_MEADOW])  # cloisters below
+    rows, root = rows[held], root[held]
     game = g[rows]
     count = state.area.tile_count[game, root].astype(np.int64)
     coats = state.area.counts[game, root, C_BONUS].astype(np.int64)
@@ -191,7 +190,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
         [count + coats, count],  # B5.2.1, B5.2.2: half a completed city's value
         FARMER_CITY * cities,
     )
-    scorers = majority(occupants[rows, root])
+    scorers = majority(state.area.occupants[game, root])
     np.add.at(state.score, game, value[:, None] * scorers)
     if state.events is not None:
         for i, x in enumerate(game):
