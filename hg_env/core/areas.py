@@ -174,6 +174,12 @@ class Partition:
         zone points straight at its root (joins relabel, see ``union``)."""
         return self.parent[g, z]
 
+    def occupied(self, g: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """[n] bool: the area of zone z[i] in game g[i] holds a figure (1-d g and z; flat row reads)."""
+        num_zones = self.parent.shape[1]
+        key = g * num_zones + self.parent.reshape(-1).take(g * num_zones + z)
+        return self.sums.reshape(-1, NUM_SUMS).take(key, axis=0)[:, OCCUPANTS:].any(1)
+
     def all_roots(self, g: np.ndarray | slice = slice(None)) -> np.ndarray:
         """[G, Z] the root of every zone of games g."""
         return self.parent[g]

@@ -203,12 +203,17 @@ def _fits_by_cell(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (``_fit_words``): each game's slots sorted by cell, one row sort. Padding (cell -1) comes first.
 
     Slots at or past a game's frontier length fit nothing: ``_store_fits`` clears them."""
-    width = int(state.frontier_len[g].max())
-    bits = state.frontier.shape[1].bit_length()  # a slot number fits in the low bits
-    cell = state.frontier[g, :width].astype(np.int32)  # -1 past each game's frontier: sorts first
-    key = np.sort((cell << bits) | np.arange(width, dtype=np.int32), axis=1)
-    slot = g[:, None] * state.frontier.shape[1] + (key & ((1 << bits) - 1))
-    return key >> bits, _fit_words(state).take(slot)
+    width, slots = int(state.frontier_len[g].max()), state.frontier.shape[1]
+    bits = slots.bit_length()  # a slot number fits in the low bits
+    key = state.frontier[g, :width].astype(np.int32)  # -1 past each game's frontier: sorts first
+    key <<= bits
+    key |= np.arange(width, dtype=np.int32)
+    key.sort(axis=1)
+    slot = key & ((1 << bits) - 1)
+    slot += (g * slots).astype(slot.dtype)[:, None]  # flat; B * F < 2**31 (2**31 / F games need ~400 GB)
+    fits = _fit_words(state).take(slot)
+    key >>= bits
+    return key, fits
 
 
 def sample_legal(state: State, rng: np.random.Generator, games: np.ndarray | None = None) -> np.ndarray:
@@ -535,13 +540,14 @@ def _put_tile(state: State, g: np.ndarray, cell: np.ndarray, rot: np.ndarray, ti
     state.board_rot[g, cell] = rot
     state.tile_cell[g, tile] = cell
     state.need[g, cell] |= tiles.occupied_flag
-    gg = g[:, None]
     neighbor = state.board.neighbor[cell]  # [G, dir], -1 off the board
     on_board = neighbor >= 0
     target = np.where(on_board, neighbor, cell[:, None])  # off-board: or 0 into the (occupied) cell itself
+    flat = target + (g * state.board.num_cells)[:, None]  # flat reads and writes: [G, 4] of them
     shown = tiles.SHOWN_NEED[tile, rot]
-    state.need[gg, target] |= np.where(on_board, shown, 0).astype(np.uint16)
-    there = np.where(on_board, state.board_tile[gg, target], -1).astype(np.intp)
+    need = state.need.reshape(-1)
+    need[flat] |= np.where(on_board, shown, 0).astype(np.uint16)
+    there = np.where(on_board, state.board_tile.reshape(-1)[flat], -1).astype(np.intp)
     _update_frontier(state, g, cell, target, on_board & (there < 0))
     gi, d = nonzero(there >= 0)
     if not len(gi):
@@ -782,7 +788,7 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
                 mask[k] = False
         return mask[None]
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
-    mask = occupant_table(state.rules)[tile] & (state.supply[g[:, None], state.current[g][:, None], piece] > 0)
+    mask = occupant_table(state.rules)[tile] & (state.supply[g, state.current[g]][:, piece] > 0)
     gi, k = nonzero(mask)  # look up only the candidates: most columns are no target on a given tile
     if not len(gi):
         return mask
@@ -790,10 +796,9 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
     in_system = system[k]
     taken = np.zeros(len(gi), dtype=bool)
     area = ~in_system
-    taken[area] = state.area.occupants[game[area], state.area.parent[game[area], zone[area]]].any(-1)  # R5.4
+    taken[area] = state.area.occupied(game[area], zone[area])  # R5.4
     if in_system.any():  # R5.5: a hut needs a river system without huts
-        gs, zs = game[in_system], zone[in_system]
-        taken[in_system] = state.system.occupants[gs, state.system.parent[gs, zs]].any(-1)
+        taken[in_system] = state.system.occupied(game[in_system], zone[in_system])
     mask[gi[taken], k[taken]] = False
     return mask
 
