@@ -22,6 +22,9 @@ Decision points (R3.7), with ``auto_skip_forced_actions=True`` (the default):
 
 With ``auto_skip_forced_actions=False``, ``occupy`` and ``pit_trap`` are offered
 even when the only choice is forced (``none`` / the single choice).
+
+Speed notes: a batch of one game (the AEC env, ``Game``) takes scalar paths (``*_one``); hot
+paths test small arrays with ``np.count_nonzero``, whose fixed cost is a fifth of ``.any()``'s.
 """
 
 from __future__ import annotations
@@ -399,7 +402,7 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
         chosen = (a[g] >= layout.occupy) & (a[g] < layout.retake)
         _occupy(state, g[chosen], a[g[chosen]] - layout.occupy)
         recall = (a[g] >= layout.retake) & (a[g] < layout.pit)
-        if recall.any():
+        if np.count_nonzero(recall):
             state.spec.recall(state, g[recall], a[g[recall]] - layout.retake)
         finish.append(g)
     if finish:
@@ -477,8 +480,7 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         need = state.frontier_need[gg, :width]
         fits = tiles.COMPAT_WORDS.take(tile[:, None] * num_codes + need)  # [G, L] words: 4 rotations
         if restrict is not None:
-            cells = state.frontier[gg, :width]  # [G, L], -1 after each game's frontier
-            fits = restrict(state, gg, tile, cells, fits.view(bool).reshape(*fits.shape, 4)).view(np.uint32)[..., 0]
+            fits = _restricted(state, gg, tile, fits)
         ok = fits.any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
@@ -492,6 +494,13 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         log_events(state, gg[~ok], ({"type": "TILE_DISCARDED", "tile": int(t)} for t in tile[~ok]))
         todo = todo[~ok]
     return found
+
+
+def _restricted(state: State, g: np.ndarray, tile: np.ndarray, fits: np.ndarray) -> np.ndarray:
+    """The ruleset's ``filter_placements`` on [G, L] fit words of games g (frontier slots) for their tiles."""
+    cells = state.frontier[g, : fits.shape[1]]  # [G, L], -1 after each game's frontier
+    kept = state.spec.filter_placements(state, g, tile, cells, fits.view(bool).reshape(*fits.shape, 4))
+    return np.ascontiguousarray(kept).view(np.uint32)[..., 0]
 
 
 def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
@@ -512,18 +521,18 @@ def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
     num_codes = tiles.COMPAT.shape[1]
     width = int(state.frontier_len[game])
-    cells = state.frontier[game, :width]
     need = state.frontier_need[game, :width]
     while nxt[game] < length[game]:
         tile = int(deck[game, nxt[game]])
         nxt[game] += 1
-        fits = tiles.COMPAT_ROWS.take(np.intp(tile * num_codes) + need, axis=0)  # [L, rot] (a wide index)
+        fits = tiles.COMPAT_WORDS.take(np.intp(tile * num_codes) + need)  # [L] words (a wide index)
         if restrict is not None:
-            fits = restrict(state, np.array([game]), np.array([tile]), cells[None], fits[None])[0]
-        if fits.any():
+            fits = _restricted(state, np.array([game]), np.array([tile]), fits[None])[0]
+        if np.count_nonzero(fits):
             state.tile_to_place[game] = tile
-            state.place_fits[game, :width] = fits
-            state.place_fits[game, width:] = False
+            words = state.place_fits[game].view(np.uint32)[:, 0]
+            words[:width] = fits
+            words[width:] = 0
             return True
         state.discarded[game, tile] = True
         log_events(state, [game], [{"type": "TILE_DISCARDED", "tile": tile}])
@@ -684,7 +693,7 @@ def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
     if len(g) == 1 and state.spec.recall is None and state.rules.auto_skip_forced_actions:  # one game
-        if mask.any():
+        if np.count_nonzero(mask):
             state.phase[g] = OCCUPY
             return g[:0]
         return g
@@ -784,7 +793,7 @@ def _occupy_targets(state: State, g: np.ndarray) -> np.ndarray:
         for k in mask.nonzero()[0].tolist():
             part = state.system if system[k] else state.area  # R5.5 a hut's river system, R5.4 an area
             zone = tiles.TILE_ZONE[tile, local[k]]
-            if part.sums[game, part.parent[game, zone], OCCUPANTS:].any():
+            if np.count_nonzero(part.sums[game, part.parent[game, zone], OCCUPANTS:]):
                 mask[k] = False
         return mask[None]
     tile = state.board_tile[g, state.last_cell[g]].astype(np.intp)
@@ -814,7 +823,7 @@ def _occupy(state: State, g: np.ndarray, target: np.ndarray) -> None:
     seat = state.current[g]
     for in_system, part in ((False, state.area), (True, state.system)):
         sel = system_of[target] == in_system
-        if sel.any():
+        if np.count_nonzero(sel):
             gk = g[sel]
             part.occupants[gk, part.find(gk, zone[sel]), seat[sel]] += 1
     state.supply[g, seat, piece] -= 1

@@ -262,7 +262,7 @@ class Observer:
         if self.animals:
             animals = slice(tc["mammoth"], tc["tiger"] + 1)
             feats[:, animals] = tiles.PRINTED_ANIMALS[ti]
-            if self.cancelled and (state.tile_cell[g, tiles.SPECIAL_TILE["hunting_trap"]] >= 0).any():
+            if self.cancelled and np.count_nonzero(state.tile_cell[g, tiles.SPECIAL_TILE["hunting_trap"]] >= 0):
                 cancelled = np.add.reduceat(state.cancelled[g], self.zone_starts, axis=1)[gi, ti]  # [K, 4]
                 feats[:, animals] -= cancelled.astype(np.uint8)
                 feats[:, tc["mammoth_cancelled"] : tc["tiger_cancelled"] + 1] = cancelled
@@ -284,7 +284,8 @@ class Observer:
         spec = self.spec
         n, z = len(g), spec.tiles.num_zones
         partitions = state.partitions()
-        roots = {name: part.all_roots(g) for name, part in partitions.items()}
+        games = slice(int(g[0]), int(g[0]) + 1) if n == 1 else g  # one game: views, not copies
+        roots = {name: part.all_roots(games) for name, part in partitions.items()}
         # The root accumulators of every zone, one block per partition, then a zero row (see _zones_by_type).
         sums = np.empty((n, len(self.blocks) * z + 1, NUM_SUMS), dtype=np.int16)
         sums[:, -1] = 0
@@ -309,8 +310,10 @@ class Observer:
         if spec.observe_areas is not None:  # ruleset-specific values (Carcassonne fields and cloisters)
             spec.observe_areas(state, g, area_roots, sums[:, :z])
         # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
-        slots = (gi * (len(self.blocks) * z + 1))[:, None, None] + self.zone_slots[ti]  # [K, slot, type]
-        per_type = sums.reshape(-1, NUM_SUMS).take(slots, axis=0).max(axis=1)  # [K, type, NUM_SUMS]
+        slots = self.zone_slots[ti]  # [K, slot, type] rows of the stacked table
+        if n > 1:  # each observation's table follows the previous one
+            slots = slots + (gi * (len(self.blocks) * z + 1))[:, None, None]
+        per_type = np.maximum.reduce(sums.reshape(-1, NUM_SUMS).take(slots, axis=0), axis=1)  # [K, type, NUM_SUMS]
         # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
         if n > 1 or order[0].tolist() != _SEAT_IDS_LIST:  # seat 0 of one game sees the seats in order
             row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
@@ -349,8 +352,8 @@ class Observer:
 
     def _fill_info_one(self, info: np.ndarray, state: State, game: int, seat: int, order: list[int]) -> None:
         """``_fill_info`` for one game: the fields before the tile one-hots as one Python list."""
-        score = [min(x, 255 * 256 + 255) for x in state.score[game].tolist()]
-        score = [score[k] for k in order]
+        score = state.score[game].tolist()
+        score = [min(score[k], 255 * 256 + 255) for k in order]
         supply = state.supply[game].tolist()  # [seat][piece]
         num_players, phase = int(state.num_players[game]), int(state.phase[game])
         acting = (int(state.current[game]) - seat) % num_players
@@ -358,9 +361,7 @@ class Observer:
             [x & 255 for x in score]
             + [x >> 8 for x in score]
             + [supply[k][piece] for piece in self.pieces for k in order]
-            + [int(num_players > k) for k in range(MAX_PLAYERS)]
-            + [int(k == acting and phase != OVER) for k in range(MAX_PLAYERS)]  # no one acts once over
-            + [int(k == phase) for k in range(len(PHASE_NAMES))]
+            + _seat_and_phase_fields(num_players, acting, phase)
             + [int(state.extra_turn[game]), int(state.regular_len[game] - state.regular_next[game])]
         )
         if self.spec.extra_deck:
@@ -431,6 +432,16 @@ def decode_board(obs: np.ndarray, reach: int = 12, ruleset: str = DEFAULT_RULESE
 
     Returns ``{"tiles": [(tile, x, y, rot)], "occupants": [(rel_seat, kind, x, y, local)], "info": {...}}``."""
     return observer(ruleset).decode_board(obs, reach)
+
+
+@cache
+def _seat_and_phase_fields(num_players: int, acting: int, phase: int) -> list[int]:
+    """The info fields seated_p*, acting_p* and phase_* of one game (``_fill_info_one``)."""
+    return (
+        [int(num_players > k) for k in range(MAX_PLAYERS)]
+        + [int(k == acting and phase != OVER) for k in range(MAX_PLAYERS)]  # no one acts once over
+        + [int(k == phase) for k in range(len(PHASE_NAMES))]
+    )
 
 
 def _seat_order(state: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:

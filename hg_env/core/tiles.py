@@ -218,15 +218,10 @@ class TileSet:
         return np.flatnonzero(kind == self.TILE_KIND).astype(np.int8)
 
     @cached_property
-    def COMPAT_ROWS(self) -> np.ndarray:
-        """[tile * num_need_codes + need code, rot]: COMPAT flattened, for one-gather lookups."""
-        return self.COMPAT.reshape(-1, 4)
-
-    @cached_property
     def COMPAT_WORDS(self) -> np.ndarray:
-        """[tile * num_need_codes + need code] uint32: ``COMPAT_ROWS``' four rotations as one word (a view
-        back as bool, shape [..., 4], gives the rotations): numpy gathers one word per index many times
-        faster than a 4-byte row."""
+        """[tile * num_need_codes + need code] uint32: COMPAT flattened, a need's four rotations as one
+        word (a view back as bool, shape [..., 4], gives the rotations), for one-gather lookups: numpy
+        gathers one word per index many times faster than a 4-byte row."""
         return self.COMPAT.view(np.uint32).reshape(-1)
 
     @cached_property
