@@ -281,9 +281,12 @@ class Partition:
         """Join root ``other`` into ``root`` in a partition of one game: its sums, bits and zones.
         int16 sums wrap like np.add.at's, so the order of joins does not change the values."""
         parent, sums, bits = self.parent[0], self.sums[0], self.bits[0]
+        if sums[other, SIZE] == 1:  # a lone zone (a new tile's, mostly): only it points at its root
+            parent[other] = root
+        else:
+            parent[parent == other] = root
         sums[root] += sums[other]
         bits[root] |= bits[other]
-        parent[parent == other] = root
 
     def _refresh(self, root: int, tables: AreaTables) -> None:
         """The derived columns of a grown root of a one-game partition: distinct tiles, lake fish."""
