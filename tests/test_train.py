@@ -579,3 +579,35 @@ def test_games_in_a_checkpoint_come_back_exactly() -> None:
         assert back.events == state.events
     with pytest.raises(ValueError, match=r"unknown arrays \['ghost'\]"):
         decode_state({**saved, "arrays": {**saved["arrays"], "ghost": torch.zeros(3)}})
+
+
+@pytest.mark.parametrize("lookahead", [False, True])
+def test_policy_over_legal_actions_is_the_dense_masked_softmax(lookahead: bool) -> None:
+    """HGPolicy's log-probabilities, chosen log-probs and entropies over each row's legal actions equal
+    the masked softmax over the whole action space; sampled and greedy actions are legal."""
+    from hg_env.train.policy import HGPolicy
+    from hg_env.train.vec_env import HGVecEnv
+
+    env = HGVecEnv(6, num_players=3, seed=4, lookahead=lookahead)
+    obs = env.reset()
+    for _ in range(5):  # games in several phases
+        obs, *_ = env.step(sample_uniform(env.action_masks(), np.random.default_rng(0)))
+    policy = HGPolicy(env.observation_space, env.action_space, lambda _: 1e-3, lookahead=lookahead)
+    tensors = {k: torch.as_tensor(v) for k, v in obs.items()} if lookahead else torch.as_tensor(obs)
+    masks = env.action_masks()
+    with torch.no_grad():
+        logits, _ = policy.net(tensors)
+        dense = torch.log_softmax(logits.masked_fill(~torch.as_tensor(masks), -torch.inf), 1)
+        legal, log_probs, _ = policy._log_probs(tensors, masks)
+        valid = torch.isfinite(log_probs)
+        assert valid.sum(1).tolist() == masks.sum(1).tolist()
+        torch.testing.assert_close(log_probs[valid], dense.gather(1, legal)[valid])
+        actions = torch.as_tensor([np.flatnonzero(m)[-1] for m in masks])
+        _, chosen, entropy = policy.evaluate_actions(tensors, actions, masks)
+        torch.testing.assert_close(chosen, dense.gather(1, actions.unsqueeze(1)).squeeze(1))
+        torch.testing.assert_close(entropy, -(dense.exp() * dense.masked_fill(dense.isinf(), 0)).sum(1))
+        for deterministic in (False, True):
+            picked, _, _ = policy(tensors, deterministic=deterministic, action_masks=masks)
+            assert masks[np.arange(len(masks)), picked.numpy()].all()
+        illegal = torch.as_tensor([np.flatnonzero(~m)[0] for m in masks])
+        assert torch.isinf(policy.evaluate_actions(tensors, illegal, masks)[1]).all()

@@ -220,7 +220,11 @@ class BoardNet(nn.Module):
             init = torch.tensor(LOOKAHEAD_INIT).repeat(len(ACTION_KINDS), 1)
             self.lookahead_weight = nn.Parameter(init)  # [kinds, (own, opponents)]
 
-    def forward(self, obs: torch.Tensor | dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, obs: torch.Tensor | dict[str, torch.Tensor], legal: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits [B, A], value [B, 1]); with ``legal`` ([B, L] action ids, ``legal_actions``) the
+        logits of those actions only, [B, L]: the lookahead's gains are then weighted there alone."""
         if isinstance(obs, dict) != self.lookahead:
             raise ValueError(
                 "this network reads "
@@ -313,10 +317,15 @@ class BoardNet(nn.Module):
         if self.layout.pit > self.layout.retake:
             parts.append(retake_logits.reshape(b, n))
         logits = torch.cat([*parts, other], 1)
+        if legal is not None:
+            logits = logits.gather(1, legal)
         if gains is not None:
-            weight = self.lookahead_weight[self.action_kind]  # [A, 2]
+            kind = self.action_kind if legal is None else self.action_kind[legal]
+            weight = self.lookahead_weight[kind]  # [A, 2] or [B, L, 2]
             gains = gains.float()
-            logits = logits + gains[:, 0] * weight[:, 0] + gains[:, 1] * weight[:, 1]
+            if legal is not None:
+                gains = gains.gather(2, legal.unsqueeze(1).expand(-1, 2, -1))  # [B, 2, L]
+            logits = logits + gains[:, 0] * weight[..., 0] + gains[:, 1] * weight[..., 1]
         return logits, self.value_out(trunk)
 
 
@@ -366,31 +375,36 @@ class HGPolicy(MaskableActorCriticPolicy):
 
     # The masked distribution is computed here rather than with sb3-contrib's MaskableCategorical:
     # that one fills masked logits with -1e8, where torch's exp takes a slow path (~10x), and
-    # rebuilds the distribution three times per call. Same quantities, a quarter of the time.
+    # rebuilds the distribution three times per call. It covers each row's legal actions alone (tens,
+    # of 3,161): the softmax, entropy and lookahead terms over the dense action space cost more than the
+    # network (it gives the same distribution).
 
-    def _log_probs(self, obs: torch.Tensor, action_masks: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        """Log-probabilities [B, A] (-inf where masked) and values [B, 1]."""
-        logits, values = self.net(obs)
-        if action_masks is not None:
-            masks = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-            logits = logits.masked_fill(~masks, -torch.inf)
-        return torch.log_softmax(logits, 1), values
+    def _log_probs(self, obs: Any, action_masks: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(legal [B, L] action ids, log-probabilities [B, L] (-inf past a row's legal actions), values
+        [B, 1]). Without masks every action is legal."""
+        batch = len(obs["board"] if isinstance(obs, dict) else obs)
+        legal, valid = legal_actions(action_masks, batch, self.net.layout.size, self.device)
+        logits, values = self.net(obs, legal)
+        return legal, torch.log_softmax(logits.masked_fill(~valid, -torch.inf), 1), values
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks: Any = None):
-        log_probs, values = self._log_probs(obs, action_masks)
-        actions = log_probs.argmax(1) if deterministic else sample(log_probs)
-        return actions, values, log_probs.gather(1, actions.unsqueeze(1)).squeeze(1)
+        legal, log_probs, values = self._log_probs(obs, action_masks)
+        pick = log_probs.argmax(1) if deterministic else sample(log_probs)
+        return legal.gather(1, pick.unsqueeze(1)).squeeze(1), values, log_probs.gather(1, pick.unsqueeze(1)).squeeze(1)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks: Any = None):
-        log_probs, values = self._log_probs(obs, action_masks)
-        chosen = log_probs.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
+        legal, log_probs, values = self._log_probs(obs, action_masks)
+        at = (legal == actions.long().reshape(-1, 1)) & torch.isfinite(log_probs)  # the action's place in the row
+        chosen = log_probs.gather(1, at.to(torch.int8).argmax(1, keepdim=True)).squeeze(1)
+        chosen = chosen.masked_fill(~at.any(1), -torch.inf)  # an action the mask forbids: log 0
         finite = log_probs.masked_fill(torch.isinf(log_probs), 0.0)  # 0 * log 0 = 0, without nan gradients
         entropy = -(log_probs.exp() * finite).sum(1)
         return values, chosen, entropy
 
     def _predict(self, observation: torch.Tensor, deterministic: bool = False, action_masks: Any = None):
-        log_probs, _ = self._log_probs(observation, action_masks)
-        return log_probs.argmax(1) if deterministic else sample(log_probs)
+        legal, log_probs, _ = self._log_probs(observation, action_masks)
+        pick = log_probs.argmax(1) if deterministic else sample(log_probs)
+        return legal.gather(1, pick.unsqueeze(1)).squeeze(1)
 
     def get_distribution(self, obs: torch.Tensor, action_masks: Any = None) -> MaskableDistribution:
         logits, _ = self.net(obs)
@@ -401,6 +415,24 @@ class HGPolicy(MaskableActorCriticPolicy):
 
     def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
         return self.net(obs)[1]
+
+
+def legal_actions(masks: Any, batch: int, size: int, device: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's legal actions of [B, A] masks, increasing, padded to the longest row: ([B, L] action
+    ids (0 as padding), [B, L] bool: a legal action, not padding). No masks: every action of ``size``."""
+    if masks is None:
+        legal = torch.arange(size, device=device).expand(batch, -1)
+        return legal, torch.ones(batch, size, dtype=torch.bool, device=device)
+    masks = torch.as_tensor(masks, dtype=torch.bool, device=device).reshape(batch, -1)
+    row, action = masks.nonzero(as_tuple=True)
+    counts = torch.bincount(row, minlength=batch)
+    place = torch.arange(len(row), device=device) - (torch.cumsum(counts, 0) - counts)[row]
+    width = max(1, int(counts.max()))
+    legal = torch.zeros(batch, width, dtype=torch.long, device=device)
+    valid = torch.zeros(batch, width, dtype=torch.bool, device=device)
+    legal[row, place] = action
+    valid[row, place] = True
+    return legal, valid
 
 
 def sample(log_probs: torch.Tensor) -> torch.Tensor:
