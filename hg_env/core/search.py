@@ -45,7 +45,18 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
-from hg_env.core.areas import lake_members, popcount, tile_members, tile_sets
+from hg_env.core.areas import (
+    COUNTS,
+    LAKE_BITS,
+    OCCUPANTS,
+    OPEN,
+    TILE_BITS,
+    WORTH,
+    lake_members,
+    popcount,
+    tile_members,
+    tile_sets,
+)
 from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import PAWN
@@ -239,7 +250,7 @@ def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
     (the same sides, holes and products, in the same order, as ``hole_factors`` of their games)."""
     tiles = state.spec.tiles
     factor = np.ones(len(g))
-    pair, t = nonzero(tile_members(state.area.tiles[g, z], tiles.num_tiles))  # each area's tiles
+    pair, t = nonzero(tile_members(state.area.bit_rows(g, z)[:, TILE_BITS], tiles.num_tiles))  # each area's tiles
     b = g[pair]
     cell = state.tile_cell[b, t].astype(np.intp)
     rot = state.board_rot[b, cell]
@@ -267,7 +278,7 @@ def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 def completion_probability(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Estimated chance that the (game, root) forests / rivers (cities, roads) get completed."""
-    p = close_probability(state.area.open[g, z].astype(np.float64), left)
+    p = close_probability(state.area.sum_rows(g, z)[:, OPEN].astype(np.float64), left)
     if HOLE_FITS > 0:
         p = p * area_hole_factors(state, g, z)
     return p
@@ -281,11 +292,10 @@ def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) ->
         return spec.estimate_areas(state, g, z, left)
     tiles, points = spec.tiles, spec.points
     kind = tiles.ZONE_TYPE[z]
-    counts = state.area.counts[g, z].astype(np.float64)
-    count = popcount(state.area.tiles[g, z]).astype(np.float64)
-    fish = (
-        counts[:, C_FISH] + lake_members(state.area.lakes[g, z], tiles.num_lakes).astype(np.float64) @ tiles.LAKE_FISH
-    )
+    counts = state.area.sum_rows(g, z)[:, COUNTS:WORTH].astype(np.float64)
+    bits = state.area.bit_rows(g, z)
+    count = popcount(bits[:, TILE_BITS]).astype(np.float64)
+    fish = counts[:, C_FISH] + lake_members(bits[:, LAKE_BITS], tiles.num_lakes).astype(np.float64) @ tiles.LAKE_FISH
     fire = (
         np.zeros(len(z), dtype=bool)
         if spec.fire_power is None
@@ -304,12 +314,13 @@ def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) ->
 
 def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Expected value of the (game, root) river systems to their hut majority."""
-    counts = state.system.counts[g, z].astype(np.float64)
+    sums = state.system.sum_rows(g, z)
+    counts = sums[:, COUNTS:WORTH].astype(np.float64)
     value = state.spec.points.system_fish * counts[:, C_FISH]
     if "raft" in state.spec.powers:
         raft = z == special_root(state, state.system, "raft")[g]
         value = value + np.where(raft, counts[:, C_LAKES], 0.0)
-    return value + SYSTEM_GROWTH * state.system.open[g, z] * left / regular_deck_size(state)
+    return value + SYSTEM_GROWTH * sums[:, OPEN] * left / regular_deck_size(state)
 
 
 def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -317,7 +328,7 @@ def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray
     forests or rivers (cities, roads), and monasteries with a monk whose 3x3 block is full."""
     tiles = state.spec.tiles
     kind = tiles.ZONE_TYPE[z]
-    done = (state.area.open[g, z] == 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
+    done = (state.area.sum_rows(g, z)[:, OPEN] == 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
     cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
     if cloister.any():
         gc, tc = g[cloister], tiles.ZONE_TILE[z[cloister]]
@@ -344,7 +355,7 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     # Pawns: forests, rivers (expected completion) and meadows (final scoring).
     g, z = _occupied_roots(state, False, live)
     if len(g):
-        pawns = state.area.occupants[g, z]
+        pawns = state.area.sum_rows(g, z)[:, OCCUPANTS:]
         scorers = majority(pawns)
         if state.spec.meadow_scorers is not None:  # e.g. the 2002 shrine: its hunter scores the meadow alone
             scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)
@@ -357,7 +368,8 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     if state.system is not None:
         g, z = _occupied_roots(state, True, live)
         if len(g):
-            np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(state.system.occupants[g, z]))
+            huts = state.system.sum_rows(g, z)[:, OCCUPANTS:]
+            np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(huts))
 
     est += PAWN_VALUE * state.supply[:, :, PAWN] * (frac * live)[:, None]
     seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
