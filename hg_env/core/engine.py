@@ -506,7 +506,7 @@ def _restricted(state: State, g: np.ndarray, tile: np.ndarray, fits: np.ndarray)
 def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
     """``place_fits`` of games g from their [G, L] fit words (frontier slots 0..L-1), and slot L cleared.
 
-    Slots at or past a game's frontier length fit nothing (``_placements_by_cell`` relies on it). The
+    Slots at or past a game's frontier length fit nothing (``_fits_by_cell`` relies on it). The
     last draw left that true for the old length; a placement shortens the frontier by at most one and
     L is at least the new length, so slot L is the only one past it that may hold an old fit."""
     words = _fit_words(state).reshape(state.batch_size, -1)
