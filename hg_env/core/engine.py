@@ -891,7 +891,7 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
     """T5 (R6.4): score the forests and rivers (cities, roads) the tile just closed; return their pawns.
 
     Returns {position in g: the tile-id sets of its closed forests holding a trigger (menhir, gold;
-    T6)}, for the games that closed any."""
+    T6)}, for the games that closed any (the sets are empty when the state records no events)."""
     if len(g) == 1:
         triggers = _score_closed_one(state, int(g[0]))
         return {0: triggers} if triggers else {}
@@ -932,8 +932,9 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
                 tileIds=np.flatnonzero(members[i]).tolist(),
             )
             state.events[x].append(event)
-    for i in np.flatnonzero(forest & (counts[:, C_TRIGGER] > 0)):
-        trigger_areas.setdefault(int(rows[i]), []).append(set(np.flatnonzero(members[i]).tolist()))
+    for i in np.flatnonzero(forest & (counts[:, C_TRIGGER] > 0)).tolist():  # the tile sets only name tiles in events
+        tile_ids = set() if state.events is None else set(np.flatnonzero(members[i]).tolist())
+        trigger_areas.setdefault(int(rows[i]), []).append(tile_ids)
     # R6.4: every pawn of a scored area returns, majority and minority alike.
     pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != HUT)
     pi, pt = nonzero(pawn)
