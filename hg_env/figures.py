@@ -178,8 +178,8 @@ SPEED_BASELINE = "905ff51"  # main when the core speed work began (the issue's "
 
 def measure_speedup(runner: Runner) -> dict[str, str]:
     """``hgenv bench core --compare``: this revision against the one before the speed work, the same
-    games interleaved in one run (12 rounds of fresh processes: one process can run ~10% fast or slow)."""
-    argv = [*HGENV, "bench", "core", "--json", "--seconds", "30", "--rounds", "12", "--compare", SPEED_BASELINE]
+    games interleaved in one run (24 rounds of fresh processes: one process can run ~10% fast or slow)."""
+    argv = [*HGENV, "bench", "core", "--json", "--seconds", "60", "--rounds", "24", "--compare", SPEED_BASELINE]
     out = json.loads(runner(argv).stdout)
     rows = out["batches"]
     names = {"1": "B = 1", "1024": "B = 1024", "aec": "AEC env steps"}
@@ -435,8 +435,8 @@ FIGURES: dict[str, Figure] = {
         ),
         Figure(
             "speedup",
-            f"hgenv bench core --json --seconds 30 --rounds 12 --compare {SPEED_BASELINE}",
-            4,
+            f"hgenv bench core --json --seconds 60 --rounds 24 --compare {SPEED_BASELINE}",
+            8,
             measure_speedup,
         ),
         Figure(
