@@ -47,12 +47,12 @@ from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import (
     COUNTS,
-    LAKE_BITS,
+    LAKE_FISH,
     OCCUPANTS,
     OPEN,
     TILE_BITS,
+    TILES,
     WORTH,
-    lake_members,
     popcount,
     tile_members,
     tile_sets,
@@ -292,10 +292,9 @@ def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) ->
         return spec.estimate_areas(state, g, z, left)
     tiles, points = spec.tiles, spec.points
     kind = tiles.ZONE_TYPE[z]
-    counts = state.area.sum_rows(g, z)[:, COUNTS:WORTH].astype(np.float64)
-    bits = state.area.bit_rows(g, z)
-    count = popcount(bits[:, TILE_BITS]).astype(np.float64)
-    fish = counts[:, C_FISH] + lake_members(bits[:, LAKE_BITS], tiles.num_lakes).astype(np.float64) @ tiles.LAKE_FISH
+    sums = state.area.sum_rows(g, z).astype(np.float64)
+    counts, count = sums[:, COUNTS:WORTH], sums[:, TILES]  # distinct tiles
+    fish = counts[:, C_FISH] + sums[:, LAKE_FISH]  # its own fish and the fish of the lakes it flows into
     fire = (
         np.zeros(len(z), dtype=bool)
         if spec.fire_power is None
