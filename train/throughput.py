@@ -25,6 +25,8 @@ def learner_throughput(config_path: str | Path, steps: int, lookahead: bool, thr
     overrides = {"run": {"total_timesteps": steps, "checkpoint_every": 10**9}, "policy": {"lookahead": lookahead}}
     if threads is not None:
         overrides["run"]["torch_threads"] = threads
+    # The process's first optimizer imports torch._dynamo (~2 s): paid here, outside the timing.
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
     with tempfile.TemporaryDirectory() as out:
         overrides["run"]["out_dir"] = out
         config = load_config(config_path, overrides)
