@@ -99,7 +99,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "train":
         module = _train_module("throughput")
-        module.print_train(module.bench_train(steps=args.steps), args.json)
+        if args.threads is not None and not 1 <= args.threads <= 256:
+            raise ValueError(f"--threads must be 1..256, got {args.threads}")
+        module.print_train(module.bench_train(steps=args.steps, threads=args.threads), args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -232,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument(
         "--rounds", type=int, default=6, help="core --compare: rounds, each with a fresh process per tree (default: 6)"
+    )
+    bench.add_argument(
+        "--threads", type=int, help="train: torch threads (default: the config's); OMP_WAIT_POLICY is left to you"
     )
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)

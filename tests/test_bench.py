@@ -82,15 +82,16 @@ def test_bench_env_uses_pettingzoos_current_creation_api(tmp_path) -> None:
 def test_bench_train_reports_learner_steps_with_and_without_lookahead(tmp_path) -> None:
     """hgenv bench train's measurement on a tiny config: both rows, steps per wall and CPU second."""
     pytest.importorskip("sb3_contrib")
-    from hg_env.train.throughput import learner_throughput
+    from hg_env.train.throughput import bench_train
 
     config = tmp_path / "t.toml"
     config.write_text(
-        "[run]\ntorch_threads = 1\n[env]\nnum_envs = 4\n[policy]\nchannels = 8\nlayers = 1\nhidden = 16\n"
+        "[run]\ntorch_threads = 2\n[env]\nnum_envs = 4\n[policy]\nchannels = 8\nlayers = 1\nhidden = 16\n"
         "[ppo]\nn_steps = 16\nbatch_size = 32\nn_epochs = 1\n[opponents]\ngreedy_weight = 0.0\n"
         "[eval]\nevery = 0\nfinal_games = 0\n"
     )
-    for lookahead in (False, True):
-        row = learner_throughput(config, 64, lookahead)
-        assert row["lookahead"] is lookahead and row["steps"] == 64
+    rows = bench_train(config, 64, threads=1)  # --threads overrides the config's 2
+    assert [row["lookahead"] for row in rows] == [False, True]
+    for row in rows:
+        assert row["steps"] == 64 and row["torch_threads"] == 1
         assert row["steps_per_s"] > 0 and row["steps_per_cpu_s"] > 0

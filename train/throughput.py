@@ -43,9 +43,11 @@ def learner_throughput(config_path: str | Path, steps: int, lookahead: bool, thr
     }
 
 
-def bench_train(config_path: str | Path = "configs/throughput.toml", steps: int = 8192) -> list[dict]:
-    """The throughput config as it is and with ``policy.lookahead = true``."""
-    return [learner_throughput(config_path, steps, lookahead) for lookahead in (False, True)]
+def bench_train(
+    config_path: str | Path = "configs/throughput.toml", steps: int = 8192, threads: int | None = None
+) -> list[dict]:
+    """The throughput config as it is and with ``policy.lookahead = true`` (on ``threads`` torch threads)."""
+    return [learner_throughput(config_path, steps, lookahead, threads) for lookahead in (False, True)]
 
 
 def print_train(rows: list[dict], as_json: bool) -> None:
@@ -59,5 +61,5 @@ def print_train(rows: list[dict], as_json: bool) -> None:
         kind = "lookahead" if row["lookahead"] else "plain    "
         print(
             f"  {kind}  {row['steps_per_s']:>8,.0f} steps/s  {row['steps_per_cpu_s']:>8,.0f} steps/CPU-s  "
-            f"({row['steps']} steps, {row['torch_threads']} torch threads)"
+            f"({row['steps']} steps, {row['torch_threads']} torch thread{'s' if row['torch_threads'] > 1 else ''})"
         )
