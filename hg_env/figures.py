@@ -174,13 +174,13 @@ def bench_table(cores: Sequence[dict], envs: Sequence[dict]) -> str:
 
 
 SPEED_BASELINE = "905ff51"  # main when the core speed work began (the issue's "today")
+SPEEDUP_ARGS = ("bench", "core", "--json", "--seconds", "60", "--rounds", "24", "--compare", SPEED_BASELINE)
 
 
 def measure_speedup(runner: Runner) -> dict[str, str]:
     """``hgenv bench core --compare``: this revision against the one before the speed work, the same
     games interleaved in one run (24 rounds of fresh processes: one process can run ~10% fast or slow)."""
-    argv = [*HGENV, "bench", "core", "--json", "--seconds", "60", "--rounds", "24", "--compare", SPEED_BASELINE]
-    out = json.loads(runner(argv).stdout)
+    out = json.loads(runner([*HGENV, *SPEEDUP_ARGS]).stdout)
     rows = out["batches"]
     names = {"1": "B = 1", "1024": "B = 1024", "aec": "AEC env steps"}
     parts = []
@@ -435,7 +435,7 @@ FIGURES: dict[str, Figure] = {
         ),
         Figure(
             "speedup",
-            f"hgenv bench core --json --seconds 60 --rounds 24 --compare {SPEED_BASELINE}",
+            "hgenv " + " ".join(SPEEDUP_ARGS),
             8,
             measure_speedup,
         ),
