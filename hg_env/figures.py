@@ -17,8 +17,8 @@ Commands run one at a time in subprocesses, from the current directory (the repo
 ``make`` runs in a fresh ``git clone`` of it in a temporary folder (only committed files count).
 Wall time is the clock around the command; CPU time is ``getrusage(RUSAGE_CHILDREN)`` (user +
 system, the command and every process it waited for). Most figures take minutes; ``default``
-(the hour-long ``configs/default.toml`` run) and ``strength`` (200 MCTS games) take about an
-hour each: ``--list`` says which.
+(the ``configs/default.toml`` run) and ``strength`` (200 MCTS games) take about 35-50 minutes
+each: ``--list`` says which.
 
 The module needs no torch; the figures that train or load networks run commands that do.
 """
@@ -294,7 +294,7 @@ def measure_throughput_lookahead(runner: Runner) -> dict[str, str]:
 
 
 def measure_default(runner: Runner) -> dict[str, str]:
-    """Train configs/default.toml (about an hour), then evaluate its final model over 200 games."""
+    """Train configs/default.toml (about 35 minutes), then evaluate its final model over 200 games."""
     out = _fresh_dir("default")
     train = runner([*HGENV, "train", "--no-progress", "--config", str(_config_copy("default", out))])
     rate, seconds = _steps_per_second(train)
@@ -475,7 +475,7 @@ FIGURES: dict[str, Figure] = {
             "default",
             "hgenv train --config configs/default.toml; hgenv evaluate --model .../final_model.zip --games 200 "
             "--opponents random greedy greedy:opponents=0.75",
-            70,
+            36,
             measure_default,
             ("default-train", "default-vs-random", "default-vs-greedy", "default-vs-greedy-0.75"),
         ),
