@@ -31,6 +31,7 @@ from tests.invariants import check_areas, check_mask, check_pieces, check_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
+ONE_THREAD_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}  # command-line runs of this tree
 
 
 def random_rules(rng: np.random.Generator) -> Rules:
@@ -82,11 +83,10 @@ def _kill_loop(cmd: list[str], done: callable, seconds: float, rng: np.random.Ge
     returns how many times it was killed. Kills are timed in fractions of ``seconds``, what one
     uninterrupted run takes (machines differ): the first three at 30%, which leaves each of them more
     than that to do, so at least three kills land."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     kills, deadline = 0, time.monotonic() + 1800
     while not done():
         assert time.monotonic() < deadline, "the killed run never finished"
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=ONE_THREAD_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             proc.wait(timeout=seconds * (0.3 if kills < 3 else float(rng.uniform(0.3, 1.2))))
         except subprocess.TimeoutExpired:
@@ -105,9 +105,10 @@ def test_a_tournament_killed_again_and_again_ends_as_an_uninterrupted_one(tmp_pa
 
     args = ["--agents", "random", "greedy", "greedy:opponents=0.75", "--games", "40", "--seed", "5", "--no-plot"]
     cmd = [sys.executable, "-m", "hg_env.cli", "tournament", *args, "--out"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     started = time.monotonic()
-    uncut = subprocess.run([*cmd, str(tmp_path / "whole")], cwd=ROOT, env=env, capture_output=True, text=True)
+    uncut = subprocess.run(
+        [*cmd, str(tmp_path / "whole")], cwd=ROOT, env=ONE_THREAD_ENV, capture_output=True, text=True
+    )
     assert uncut.returncode == 0, uncut.stderr
     seconds = time.monotonic() - started  # as the killed runs go: a process started from the command line
     killed = tmp_path / "killed"
