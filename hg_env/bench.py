@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -145,6 +148,35 @@ for line in sys.stdin:
 """
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the working tree (an installed package has no other)
+
+
+@contextmanager
+def revision_tree(revision: str) -> Iterator[Path]:
+    """A checkout of git revision ``revision`` of this repository in a scratch folder (a detached
+    worktree), removed afterwards; ValueError if git cannot check it out."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    tree = Path(tempfile.mkdtemp(prefix="hgenv-compare-")) / "tree"
+    added = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", str(tree), revision],
+        capture_output=True,
+        text=True,
+    )
+    try:
+        if added.returncode:
+            raise ValueError(f"cannot check out revision {revision!r}: {added.stderr.strip()}")
+        yield tree
+    finally:
+        if not added.returncode:
+            subprocess.run(
+                ["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True
+            )
+        shutil.rmtree(tree.parent, ignore_errors=True)  # the scratch folder the worktree sat in
+
+
 def compare(
     revision: str, seconds: float = 2.0, batches: tuple[int | str, ...] = (1, 1024, "aec"), rounds: int = 6
 ) -> dict:
@@ -156,50 +188,39 @@ def compare(
     then plays exactly as many steps: both play the same games, move for move, and a game's later,
     dearer moves count alike for both (the trees take turns leading). Returns decisions (steps) per
     CPU-second of both and their ratio (new / old)."""
-    import shutil
     import subprocess
     import sys
-    import tempfile
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
-    old_tree = Path(tempfile.mkdtemp(prefix="hgenv-compare-")) / "tree"
-    subprocess.run(
-        ["git", "-C", str(root), "worktree", "add", "--detach", str(old_tree), revision],
-        check=True,
-        capture_output=True,
-    )
-    trees = {"new": root, "old": old_tree}
-    totals = {(name, b): [0, 0.0] for name in trees for b in batches}
+    totals = {(name, b): [0, 0.0] for name in ("new", "old") for b in batches}
     workers: dict[str, subprocess.Popen] = {}
-    try:
-        for round_ in range(rounds):
-            workers = {
-                name: subprocess.Popen(
-                    [sys.executable, "-c", _WORKER, str(tree), str(round_)],
-                    cwd=tree,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                )
-                for name, tree in trees.items()
-            }
-            order = ["new", "old"] if round_ % 2 == 0 else ["old", "new"]
-            for b in batches:
-                request = f"{b} s {seconds / rounds}"
-                for name in order:
-                    proc = workers[name]
-                    proc.stdin.write(request + "\n")
-                    proc.stdin.flush()
-                    answer = json.loads(proc.stdout.readline())
-                    totals[(name, b)][0] += answer["decisions"]
-                    totals[(name, b)][1] += answer["cpu_s"]
-                    request = f"{b} n {answer['steps']}"  # the follower plays the leader's steps
+    with revision_tree(revision) as old_tree:
+        trees = {"new": REPO_ROOT, "old": old_tree}
+        try:
+            for round_ in range(rounds):
+                workers = {
+                    name: subprocess.Popen(
+                        [sys.executable, "-c", _WORKER, str(tree), str(round_)],
+                        cwd=tree,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        text=True,
+                    )
+                    for name, tree in trees.items()
+                }
+                order = ["new", "old"] if round_ % 2 == 0 else ["old", "new"]
+                for b in batches:
+                    request = f"{b} s {seconds / rounds}"
+                    for name in order:
+                        proc = workers[name]
+                        proc.stdin.write(request + "\n")
+                        proc.stdin.flush()
+                        answer = json.loads(proc.stdout.readline())
+                        totals[(name, b)][0] += answer["decisions"]
+                        totals[(name, b)][1] += answer["cpu_s"]
+                        request = f"{b} n {answer['steps']}"  # the follower plays the leader's steps
+                _stop(workers)
+        finally:
             _stop(workers)
-    finally:
-        _stop(workers)
-        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(old_tree)], capture_output=True)
-        shutil.rmtree(old_tree.parent, ignore_errors=True)  # the scratch folder the worktree sat in
     out = {"revision": revision, "batches": {}}
     for b in batches:
         new = totals[("new", b)][0] / totals[("new", b)][1]

@@ -82,10 +82,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise ValueError(f"--seconds must be a number in (0, 3600], got {args.seconds}")
-    if not 1 <= args.rounds <= 1000:
+    if args.rounds is not None and not 1 <= args.rounds <= 1000:
         raise ValueError(f"--rounds must be 1..1000, got {args.rounds}")
+    if args.compare and args.what not in ("core", "train"):
+        raise ValueError(f"--compare measures core or train, not {args.what}")
     if args.what == "core" and args.compare:
-        bench.print_compare(bench.compare(args.compare, seconds=args.seconds, rounds=args.rounds), args.json)
+        rounds = 6 if args.rounds is None else args.rounds
+        bench.print_compare(bench.compare(args.compare, seconds=args.seconds, rounds=rounds), args.json)
         return 0
     if args.what == "core":
         bench.print_core(bench.bench_core(seconds=args.seconds, ruleset=args.ruleset), args.json)
@@ -101,7 +104,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         module = _train_module("throughput")
         if args.threads is not None and not 1 <= args.threads <= 256:
             raise ValueError(f"--threads must be 1..256, got {args.threads}")
-        module.print_train(module.bench_train(steps=args.steps, threads=args.threads), args.json)
+        if not 1 <= args.steps <= 10**9:
+            raise ValueError(f"--steps must be 1..10**9, got {args.steps}")
+        if args.compare:
+            rounds = 3 if args.rounds is None else args.rounds
+            result = module.compare_train(args.compare, steps=args.steps, rounds=rounds, threads=args.threads)
+            module.print_compare_train(result, args.json)
+        else:
+            module.print_train(module.bench_train(steps=args.steps, threads=args.threads), args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -228,12 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls"], help="%(choices)s")
     bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
     bench.add_argument(
-        "--compare", metavar="REV", help="core: also measure git revision REV, interleaved (ratio new/old)"
+        "--compare", metavar="REV", help="core, train: also measure git revision REV, interleaved (ratio new/old)"
     )
     _ruleset_option(bench)
     bench.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     bench.add_argument(
-        "--rounds", type=int, default=6, help="core --compare: rounds, each with a fresh process per tree (default: 6)"
+        "--rounds",
+        type=int,
+        help="--compare: rounds, each with a fresh process per tree (default: core 6, train 3)",
     )
     bench.add_argument(
         "--threads", type=int, help="train: torch threads (default: the config's); OMP_WAIT_POLICY is left to you"

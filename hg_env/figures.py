@@ -190,6 +190,22 @@ def measure_speedup(runner: Runner) -> dict[str, str]:
     return {"speedup": ", ".join(parts)}
 
 
+TRAIN_SPEEDUP_ARGS = ("bench", "train", "--json", "--steps", "16384", "--rounds", "3", "--compare", SPEED_BASELINE)
+
+
+def measure_train_speedup(runner: Runner) -> dict[str, str]:
+    """``hgenv bench train --compare``: PPO learner steps per second of this revision and of the one
+    before the speed work, each with its own configs/throughput.toml, in fresh processes taking turns."""
+    out = json.loads(runner([*HGENV, *TRAIN_SPEEDUP_ARGS]).stdout)
+    parts = []
+    for mode, row in out["modes"].items():
+        rates = f"{row['new_steps_per_s']:,.0f} vs {row['old_steps_per_s']:,.0f} steps/s"
+        cpu = f"{row['new_steps_per_cpu_s']:,.0f} vs {row['old_steps_per_cpu_s']:,.0f} per CPU-second"
+        rounds = ", ".join(f"{r:.2f}x" for r in row["round_ratios"])
+        parts.append(f"{mode} {row['ratio']:.2f}x ({rates}; {cpu}, {row['cpu_ratio']:.2f}x; rounds {rounds})")
+    return {"train-speedup": "; ".join(parts)}
+
+
 def measure_state_memory(runner: Runner) -> dict[str, str]:
     """Bytes of batched state per game (a count, not a timing: ``--seconds`` hardly matters)."""
     parts = []
@@ -438,6 +454,12 @@ FIGURES: dict[str, Figure] = {
             "hgenv " + " ".join(SPEEDUP_ARGS),
             8,
             measure_speedup,
+        ),
+        Figure(
+            "train-speedup",
+            "hgenv " + " ".join(TRAIN_SPEEDUP_ARGS),
+            6,
+            measure_train_speedup,
         ),
         Figure(
             "state-memory",

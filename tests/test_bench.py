@@ -95,3 +95,24 @@ def test_bench_train_reports_learner_steps_with_and_without_lookahead(tmp_path) 
     for row in rows:
         assert row["steps"] == 64 and row["torch_threads"] == 1
         assert row["steps_per_s"] > 0 and row["steps_per_cpu_s"] > 0
+
+
+def test_bench_train_compare_trains_each_tree_with_its_own_code() -> None:
+    """``bench train --compare HEAD`` on a shrunken config: both trees trained, plain and with the
+    lookahead, in fresh processes running their own tree's hg_env.train (checked inside), and the
+    ratio is old wall time over new."""
+    pytest.importorskip("sb3_contrib")
+    from hg_env.train.throughput import compare_train
+
+    tiny = {
+        "env": {"num_envs": 4},
+        "policy": {"channels": 8, "layers": 1, "hidden": 16},
+        "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
+    }
+    result = compare_train("HEAD", steps=64, rounds=1, threads=1, overrides=tiny)
+    assert set(result["modes"]) == {"plain", "lookahead"} and result["revision"] == "HEAD"
+    for row in result["modes"].values():
+        assert row["new_steps_per_s"] > 0 and row["old_steps_per_s"] > 0 and len(row["round_ratios"]) == 1
+        assert row["ratio"] == pytest.approx(row["new_steps_per_s"] / row["old_steps_per_s"], rel=1e-3)
+    with pytest.raises(ValueError, match="cannot check out revision"):
+        compare_train("no-such-revision", steps=64, rounds=1, overrides=tiny)

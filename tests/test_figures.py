@@ -117,6 +117,10 @@ class FakeRunner:
             stderr = "RLlib PPO: 16384 steps in 100 s = 164 steps/s (sampling and learning; ...), 150 CPU s (...)"
             return Run("", stderr, 120.0, 160.0)
         command = argv[3] if argv[:3] == list(figures.HGENV) else argv[0]
+        if command == "bench" and "--compare" in argv and "train" in argv:
+            row = {"new_steps_per_s": 800.0, "old_steps_per_s": 500.0, "ratio": 1.6, "new_steps_per_cpu_s": 600.0}
+            row |= {"old_steps_per_cpu_s": 400.0, "cpu_ratio": 1.5, "round_ratios": [1.5, 1.7]}
+            return Run(json.dumps({"revision": argv[-1], "modes": {"plain": row, "lookahead": row}}), "", 60.0, 60.0)
         if command == "bench" and "--compare" in argv:
             rows = {
                 b: {"new_per_cpu_s": 2000.0 * r, "old_per_cpu_s": 1000.0, "ratio": r}
@@ -185,6 +189,9 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert "| `carcassonne` | 6,000 | 384,026 | 3,000 | 1,500 / 18,000 | 2.00x |" in values["bench"]
     assert values["speedup"] == (
         "B = 1 2.00x (4,000 vs 1,000 per CPU-second), AEC env steps 1.50x (3,000 vs 1,000 per CPU-second)"
+    )
+    assert values["train-speedup"].startswith(
+        "plain 1.60x (800 vs 500 steps/s; 600 vs 400 per CPU-second, 1.50x; rounds 1.50x, 1.70x); lookahead 1.60x"
     )
     assert values["state-memory"].startswith("2,048 bytes per game (2.0 KiB) in hg2020, ")
     assert values["tournament-example"] == "```text\n## Tournament\n\n| a table |\n```"

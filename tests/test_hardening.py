@@ -244,6 +244,8 @@ def test_every_command_ends_bad_input_with_one_line_and_status_2() -> None:
         ["bench", "core", "--seconds", "-1"],
         ["bench", "core", "--compare", "HEAD", "--rounds", "0"],
         ["bench", "train", "--threads", "0"],
+        ["bench", "train", "--steps", "0"],
+        ["bench", "env", "--compare", "HEAD"],
     ):
         done = subprocess.run([sys.executable, "-m", "hg_env.cli", *args], capture_output=True, text=True, input="")
         assert done.returncode == 2, (args, done.stderr)
