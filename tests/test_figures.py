@@ -213,7 +213,7 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
         in values["ray-tournament"]
     )
     assert values["rllib-throughput"].startswith("164 steps/s (16,384 self-play steps in 100 s, 150 CPU s")
-    trains = [argv for argv in runner.commands if "train" in argv]
+    trains = [argv for argv in runner.commands if "train" in argv and "--config" in argv]
     lookahead = Path(trains[1][-1]).read_text()
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
 
