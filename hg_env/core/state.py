@@ -103,12 +103,15 @@ class State:
         """A new state holding copies of the given games, in that order."""
         games = np.asarray(games, dtype=np.intp)
         out = _copy.copy(self)
+        # ndarray.take copies whole game rows; value[games] copies a [B, Z, 18] int16 array item by
+        # item, 2-3x slower (search copies thousands of games per call).
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
-                setattr(out, f.name, value[games])
+                setattr(out, f.name, value.take(games, axis=0))
             elif isinstance(value, Partition):
-                setattr(out, f.name, Partition(**{g.name: getattr(value, g.name)[games] for g in fields(value)}))
+                arrays = {g.name: getattr(value, g.name).take(games, axis=0) for g in fields(value)}
+                setattr(out, f.name, Partition(**arrays))
         out.events = None if self.events is None else [list(self.events[i]) for i in games]
         return out
 
