@@ -87,6 +87,7 @@ class PolicyAgent(Agent):
 
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         import torch
+        from hg_env.train.policy import run_net
 
         from hg_env.vector import lookahead_observation
 
@@ -114,7 +115,7 @@ class PolicyAgent(Agent):
             arrays = lookahead_observation(np.asarray(observations), state, self.rng)
             inputs = {key: torch.as_tensor(value, device=device) for key, value in arrays.items()}
         with torch.no_grad():
-            logits, _ = self.net(inputs)
+            logits, _ = run_net(self.net, inputs)
         logits = logits.double().cpu().numpy()
         logits[~masks] = -np.inf
         if not self.deterministic:  # Gumbel-max with the agent's generator: a sample of softmax(logits)

@@ -264,6 +264,39 @@ def test_network_logits_follow_the_action_layout_and_batching() -> None:
     assert (place[torch.from_numpy(active)] != 0).any()
 
 
+@pytest.mark.parametrize("with_legal", [False, True])
+def test_network_over_threads_matches_one_thread_and_repeats_bit_for_bit(with_legal: bool) -> None:
+    """run_net cuts a batch into row blocks, one thread each, forward and backward: the outputs and
+    gradients equal one thread's up to rounding, and two runs give the same bits."""
+    from hg_env.train.policy import legal_actions, run_net
+
+    torch.manual_seed(0)
+    net = BoardNet(channels=8, layers=2, hidden=16)
+    obs, masks = positions(24)
+    obs = torch.from_numpy(obs)
+    legal = legal_actions(masks, len(masks), net.layout.size, "cpu")[0] if with_legal else None
+
+    def outputs_and_grads(threads: int) -> list[torch.Tensor]:
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            net.zero_grad()
+            logits, values = run_net(net, obs, legal)
+            (logits.square().mean() + values.sum()).backward()
+            with torch.no_grad():
+                plain = run_net(net, obs, legal)
+        finally:
+            torch.set_num_threads(before)
+        assert torch.equal(plain[0], logits) and torch.equal(plain[1], values)
+        return [logits.detach(), values.detach()] + [p.grad.clone() for p in net.parameters()]
+
+    one, two, again = outputs_and_grads(1), outputs_and_grads(2), outputs_and_grads(2)
+    assert one[0].shape == (len(obs), legal.shape[1] if with_legal else net.layout.size)
+    for a, b, c in zip(one, two, again):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+        assert torch.equal(b, c)
+
+
 def test_lookahead_network_starts_from_the_lookahead_valuation() -> None:
     """With the other heads silent, the logits of legal moves are own gain - 0.75 * opponents' gain."""
     from hg_env.core.search import lookahead_features
