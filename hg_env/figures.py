@@ -206,6 +206,34 @@ def measure_train_speedup(runner: Runner) -> dict[str, str]:
     return {"train-speedup": "; ".join(parts)}
 
 
+TRAIN_THREADS_ARGS = ("bench", "train", "--json", "--steps", "16384")
+BUSY_LOOP = (sys.executable, "-c", "while True: pass")  # one busy process: a machine shared with one other job
+
+
+def measure_train_threads(runner: Runner) -> dict[str, str]:
+    """``hgenv bench train --threads 1`` and ``--threads 2`` on the idle machine, then again beside one
+    busy process (BUSY_LOOP): learner steps per wall-clock second, plain and with the lookahead."""
+    rates: dict[tuple[str, int], dict[bool, float]] = {}
+    for load in ("idle", "busy"):
+        busy = subprocess.Popen(BUSY_LOOP) if load == "busy" else None
+        try:
+            for threads in (1, 2):
+                rows = json.loads(runner([*HGENV, *TRAIN_THREADS_ARGS, "--threads", str(threads)]).stdout)
+                rates[load, threads] = {row["lookahead"]: row["steps_per_s"] for row in rows}
+        finally:
+            if busy is not None:
+                busy.kill()
+                busy.wait()
+    parts = []
+    for load, where in (("idle", "idle"), ("busy", "beside one busy process")):
+        modes = []
+        for lookahead, mode in ((False, "plain"), (True, "lookahead")):
+            one, two = rates[load, 1][lookahead], rates[load, 2][lookahead]
+            modes.append(f"{mode} {one:,.0f} and {two:,.0f} steps/s ({two / one:.2f}x)")
+        parts.append(f"{where}: " + ", ".join(modes))
+    return {"train-threads": "; ".join(parts)}
+
+
 def measure_state_memory(runner: Runner) -> dict[str, str]:
     """Bytes of batched state per game (a count, not a timing: ``--seconds`` hardly matters)."""
     parts = []
@@ -460,6 +488,12 @@ FIGURES: dict[str, Figure] = {
             "hgenv " + " ".join(TRAIN_SPEEDUP_ARGS),
             6,
             measure_train_speedup,
+        ),
+        Figure(
+            "train-threads",
+            "hgenv " + " ".join(TRAIN_THREADS_ARGS) + " --threads T (T = 1, 2; idle, then beside a busy process)",
+            4,
+            measure_train_threads,
         ),
         Figure(
             "state-memory",

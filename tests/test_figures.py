@@ -121,6 +121,10 @@ class FakeRunner:
             row = {"new_steps_per_s": 800.0, "old_steps_per_s": 500.0, "ratio": 1.6, "new_steps_per_cpu_s": 600.0}
             row |= {"old_steps_per_cpu_s": 400.0, "cpu_ratio": 1.5, "round_ratios": [1.5, 1.7]}
             return Run(json.dumps({"revision": argv[-1], "modes": {"plain": row, "lookahead": row}}), "", 60.0, 60.0)
+        if command == "bench" and "--threads" in argv:
+            rate = 1000.0 * int(argv[-1])
+            rows = [{"lookahead": la, "steps_per_s": rate / (1 + la)} for la in (False, True)]
+            return Run(json.dumps(rows), "", 30.0, 30.0)
         if command == "bench" and "--compare" in argv:
             rows = {
                 b: {"new_per_cpu_s": 2000.0 * r, "old_per_cpu_s": 1000.0, "ratio": r}
@@ -192,6 +196,10 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     )
     assert values["train-speedup"].startswith(
         "plain 1.60x (800 vs 500 steps/s; 600 vs 400 per CPU-second, 1.50x; rounds 1.50x, 1.70x); lookahead 1.60x"
+    )
+    assert values["train-threads"] == (
+        "idle: plain 1,000 and 2,000 steps/s (2.00x), lookahead 500 and 1,000 steps/s (2.00x); "
+        "beside one busy process: plain 1,000 and 2,000 steps/s (2.00x), lookahead 500 and 1,000 steps/s (2.00x)"
     )
     assert values["state-memory"].startswith("2,048 bytes per game (2.0 KiB) in hg2020, ")
     assert values["tournament-example"] == "```text\n## Tournament\n\n| a table |\n```"

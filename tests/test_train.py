@@ -508,11 +508,12 @@ def test_policy_agent_plays_legal_moves(trained: Path) -> None:
 
 
 def test_lookahead_policy_trains_resumes_and_plays(tmp_path: Path) -> None:
-    """policy.lookahead: Dict observations through MaskablePPO, exact resume, the agent needs the state."""
+    """policy.lookahead: Dict observations through MaskablePPO, exact resume (on two torch threads: the
+    network's row blocks), the agent needs the state."""
 
     def config(name: str):
         c = tiny_config(tmp_path, name)
-        c.policy.lookahead, c.imitation.decisions = True, 0
+        c.policy.lookahead, c.imitation.decisions, c.run.torch_threads = True, 0, 2
         return c
 
     whole = train(config("whole"), progress=False)

@@ -86,7 +86,7 @@ class RunConfig:
     out_dir: str = "runs"  # any folder (no NUL)
     seed: int = bounded(0, 0, 2**32 - 1)  # 0..2**32-1; seeds games, network and PPO: a run is reproducible on 1 thread
     total_timesteps: int = bounded(100_000, 1, 10**9)  # 1..10**9 learner decisions (environment steps) of PPO
-    torch_threads: int = bounded(2, 1, 256)  # 1..256; torch.set_num_threads; 1 makes runs bit-for-bit reproducible
+    torch_threads: int = bounded(2, 1, 256)  # 1..256; the network's row blocks (policy.run_net); same count, same bits
     checkpoint_every: int = bounded(50_000, 1, 10**9)  # 1..10**9 environment steps between checkpoints (whole rollouts)
     keep_checkpoints: int = bounded(3, 1, 1000)  # 1..1000; older checkpoints are deleted
     # true: glibc keeps freed memory in the process (mallopt), ~1.7x faster training on CPU; it changes

@@ -156,8 +156,9 @@ def print_compare_train(result: dict, as_json: bool) -> None:
         print(json.dumps(result))
         return
     threads = result["torch_threads"] or "the configs'"
+    rounds = f"{result['rounds']} round{'s' if result['rounds'] > 1 else ''}"
     print(
-        f"PPO learner steps per second: this tree vs {result['revision']} (interleaved, {result['rounds']} rounds "
+        f"PPO learner steps per second: this tree vs {result['revision']} (interleaved, {rounds} "
         f"of {result['steps']} steps, torch threads: {threads})"
     )
     for mode, row in result["modes"].items():

@@ -38,7 +38,7 @@ Run directory ``<run.out_dir>/<run.name>/``::
 Resuming. ``--resume`` continues from the newest checkpoint: weights,
 optimizer, step counter, the games in progress, the opponent pool and every
 random generator are restored, so a resumed run continues exactly as if it had
-not stopped (bit for bit with ``run.torch_threads = 1``); only the steps since
+not stopped (bit for bit, on any fixed ``run.torch_threads``); only the steps since
 that checkpoint are played again, and the logs are cut back to the checkpoint
 first, so they too end as an uninterrupted run's (hg_env.train.checkpoint). The
 resumed config must be the checkpoint's, but for ``run.total_timesteps``,
