@@ -103,8 +103,8 @@ class State:
         """A new state holding copies of the given games, in that order."""
         games = np.asarray(games, dtype=np.intp)
         out = _copy.copy(self)
-        # ndarray.take copies whole game rows; value[games] copies a [B, Z, 18] int16 array item by
-        # item, 2-3x slower (search copies thousands of games per call).
+        # ndarray.take: about 1.6x faster than value[games] over these arrays in a micro-benchmark
+        # (search copies thousands of games per call; there the copy is bound by memory bandwidth).
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
