@@ -9,7 +9,11 @@ small budget of ``SMALL_BUDGETS`` (the same calls, fewer steps and games) and as
 from __future__ import annotations
 
 import ast
+import fnmatch
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -89,47 +93,106 @@ def test_small_budgets_name_blocks_of_the_readme() -> None:
 
 # ---------------------------------------------------------------- cited paths
 
-TOP = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".") and "egg-info" not in p.name)
-PATH = re.compile(r"(?<![\w/.:-])((?:" + "|".join(map(re.escape, TOP)) + r")/[\w./*<>-]*)")
 ENV_ID = re.compile(r"^hg_env/\w+-v\d+$")  # registry ids (hg_env/HuntersGatherers-v0), not paths
 
 
-def _docstrings() -> dict[str, str]:
+def _repository_files(root: Path) -> set[str]:
+    """The files of the repository at ``root``, as posix paths relative to it: the tracked files
+    (``git ls-files``) that are on disk, so what ``make run`` writes into the git-ignored runs/ and
+    results/ never counts. Without git (an unpacked archive), the files on disk minus the names
+    .gitignore lists and hidden folders."""
+    if (root / ".git").exists() and shutil.which("git"):
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, timeout=60)
+        return {path for path in listed.stdout.decode().split("\0") if path and (root / path).is_file()}
+    ignore_file = root / ".gitignore"
+    ignored = ignore_file.read_text(encoding="utf-8").splitlines() if ignore_file.exists() else []
+    patterns = [line.strip().strip("/") for line in ignored if line.strip() and not line.startswith(("#", "!"))]
+
+    def skipped(name: str) -> bool:
+        return name.startswith(".") or any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+
+    files = set()
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [name for name in subfolders if not skipped(name)]  # prune: never walks .venv
+        for name in names:
+            if not skipped(name) or name == ".gitignore":
+                files.add((Path(folder) / name).relative_to(root).as_posix())
+    return files
+
+
+def _docstrings(root: Path) -> dict[str, str]:
     """Every module, class and function docstring of the installed packages' sources."""
     out = {}
     for folder in ("hg_env", "agents", "train"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in sorted((root / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef)]
-            out[str(path.relative_to(ROOT))] = "\n".join(filter(None, map(ast.get_docstring, nodes)))
+            out[path.relative_to(root).as_posix()] = "\n".join(filter(None, map(ast.get_docstring, nodes)))
     return out
 
 
-def _cited_paths() -> dict[str, set[str]]:
+def _cited_paths(root: Path, files: set[str]) -> dict[str, set[str]]:
+    """Paths under a top folder of the repository cited by its README.md or a docstring -> where."""
+    top = sorted({path.split("/")[0] for path in files if "/" in path and not path.startswith(".")})
+    pattern = re.compile(r"(?<![\w/.:-])((?:" + "|".join(map(re.escape, top)) + r")/[\w./*<>-]*)")
+    readme = (root / "README.md").read_text(encoding="utf-8")
     cited: dict[str, set[str]] = {}
-    for source, text in {"README.md": README, **_docstrings()}.items():
-        for path in PATH.findall(text):
+    for source, text in {"README.md": readme, **_docstrings(root)}.items():
+        for path in pattern.findall(text):
             path = path.rstrip(".,:;)")
             if not ENV_ID.match(path):
                 cited.setdefault(path, set()).add(source)
     return cited
 
 
-def _exists(path: str) -> bool:
+def _exists(path: str, files: set[str]) -> bool:
+    """Whether a cited path is a file or folder of the repository (``files``)."""
     if "<" in path:  # a placeholder (hg_env/data/<file>): its folder
-        return (ROOT / path.split("<")[0]).is_dir()
+        path = path.split("<")[0]
     if "*" in path:
-        return any(ROOT.glob(path))
-    if path.startswith("configs/") and (ROOT / f"{path}.toml").exists():  # a config by name (configs/quick)
+        return any(fnmatch.fnmatch(file, path) for file in files)
+    if path.startswith("configs/") and f"{path}.toml" in files:  # a config by name (configs/quick)
         return True
-    return (ROOT / path).exists()
+    folder = path.rstrip("/") + "/"
+    return path in files or any(file.startswith(folder) for file in files)
+
+
+def _missing_paths(root: Path) -> tuple[dict[str, set[str]], dict[str, list[str]]]:
+    """(every cited path -> where, the cited paths not in the repository -> where)."""
+    files = _repository_files(root)
+    cited = _cited_paths(root, files)
+    return cited, {path: sorted(sources) for path, sources in cited.items() if not _exists(path, files)}
 
 
 def test_every_repository_path_cited_exists() -> None:
-    cited = _cited_paths()
+    cited, missing = _missing_paths(ROOT)
     assert {"train/config.py", "docs/rules/hg2002.md", "configs/quick.toml"} <= set(cited)  # the check sees them
-    missing = {path: sorted(sources) for path, sources in cited.items() if not _exists(path)}
     assert not missing, f"cited but not in the repository: {missing}"
+
+
+@pytest.mark.parametrize("with_git", [True, False], ids=["git", "no-git"])
+def test_cited_paths_ignore_what_make_run_writes(tmp_path: Path, with_git: bool) -> None:
+    """After ``make run`` the git-ignored runs/ and results/ exist, holding other runs than the README
+    cites (runs/default/...): the check judges the repository's own files, with or without git."""
+    if with_git and not shutil.which("git"):
+        pytest.skip("git is not installed")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("a guide\n", encoding="utf-8")
+    (tmp_path / ".gitignore").write_text(".venv/\nruns/\n/results/\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        "See docs/guide.md; train into runs/default/final_model.zip; tables in results/t1/games.jsonl;"
+        " docs/gone.md is cited but missing.\n",
+        encoding="utf-8",
+    )
+    if with_git:
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        subprocess.run(["git", "add", "README.md", ".gitignore", "docs"], cwd=tmp_path, check=True)
+    for made in ("runs/quick/final_model.zip", "results/quickstart/summary.md", ".venv/bin/python"):  # make run's
+        (tmp_path / made).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / made).write_text("", encoding="utf-8")
+    cited, missing = _missing_paths(tmp_path)
+    assert set(cited) == {"docs/guide.md", "docs/gone.md"}
+    assert missing == {"docs/gone.md": ["README.md"]}
 
 
 def test_every_published_figure_has_its_marker() -> None:
