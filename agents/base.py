@@ -32,6 +32,9 @@ class Agent:
     name: str = "agent"
     #: True if ``act`` reads the observation tensor; callers may pass None otherwise.
     uses_observation: bool = False
+    #: What each constructor option (``seed`` aside) means, one line each: ``hgenv agents`` prints it
+    #: beside the option's type and default. ``register`` refuses a line for an option that does not exist.
+    option_docs: dict[str, str] = {}
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
@@ -101,9 +104,21 @@ REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}
 
 
 def register(cls: type[Agent]) -> type[Agent]:
-    """Class decorator: make an agent available to ``make_agent`` under ``cls.name``."""
+    """Class decorator: make an agent available to ``make_agent`` under ``cls.name``.
+
+    TypeError when ``cls.option_docs`` describes an option its constructor does not take (a renamed
+    option whose description was left behind)."""
+    stray = sorted(set(cls.option_docs) - {name for name, _ in agent_options(cls)})
+    if stray:
+        raise TypeError(f"agent {cls.name!r}: option_docs describes {stray}, which {cls.__name__}() does not take")
     REGISTRY[cls.name] = cls
     return cls
+
+
+def agent_options(cls: type[Agent]) -> list[tuple[str, inspect.Parameter]]:
+    """The options a spec may set: the constructor's keyword arguments but ``seed``, in order."""
+    parameters = inspect.signature(cls.__init__).parameters
+    return [(name, p) for name, p in parameters.items() if name not in ("self", "seed")]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -141,12 +156,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {sorted(REGISTRY)}")
     cls = REGISTRY[name]
-    params = inspect.signature(cls.__init__).parameters
+    params = dict(agent_options(cls))
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
-        if key not in params or key in ("self", "seed"):
-            known = sorted(k for k in params if k not in ("self", "seed"))
-            raise ValueError(f"agent {name!r} has no option {key!r}; options: {known}")
+        if key not in params:
+            raise ValueError(f"agent {name!r} has no option {key!r}; options: {sorted(params)}")
         try:
             kwargs[key] = _convert(value, params[key].default, params[key].annotation)
         except ValueError as err:

@@ -60,6 +60,7 @@ class GreedyAgent(Agent):
     """Best immediate gain plus the estimated value of the occupant placed (module docstring)."""
 
     name = "greedy"
+    option_docs = {"opponents": "weight of the opponents' mean estimated gain, taken from its own"}
 
     def __init__(self, seed: int | None = None, opponents: float = 0.0) -> None:
         super().__init__(seed)

@@ -129,6 +129,17 @@ class MCTSAgent(Agent):
     """Information-set MCTS with heuristic expansion and batched simulations (module docstring)."""
 
     name = "mcts"
+    option_docs = {
+        "sims": "simulations per decision",
+        "c": "UCB1 exploration constant: higher tries less visited moves more",
+        "rollout": "leaf value: none (best move's one-turn lookahead), random or greedy playout",
+        "depth": "decisions a random or greedy rollout plays (0: no rollout)",
+        "batch": "simulations run together on the batched core (virtual loss)",
+        "widen": "progressive widening: a node tries its ceil(widen*sqrt(N+1)) best moves",
+        "time": "max seconds per decision (0: no limit; otherwise results vary by machine)",
+        "scale": "logistic spread in points: a lead L is worth 1 / (1 + exp(-L / scale))",
+        "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
+    }
 
     def __init__(
         self,

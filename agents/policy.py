@@ -41,6 +41,11 @@ class PolicyAgent(Agent):
 
     name = "policy"
     uses_observation = True
+    option_docs = {
+        "path": "model file: final_model.zip, a snapshot or a MaskablePPO zip",
+        "deterministic": "true: the most probable legal move; false: a seeded sample",
+        "ruleset": "the model's ruleset (default: the file's; another is refused)",
+    }
 
     def __init__(
         self, seed: int | None = None, path: str = "", deterministic: bool = True, ruleset: str | None = None

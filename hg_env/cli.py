@@ -54,10 +54,11 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 def describe_agents() -> str:
     """Every registered agent (hg_env.agents.base.REGISTRY): its one-line doc and its options
-    (the keyword arguments of its constructor) with their defaults, as a spec takes them."""
+    (the keyword arguments of its constructor) with their defaults, as a spec takes them, and what
+    each means (the agent's own ``option_docs``)."""
     import inspect
 
-    from hg_env.agents.base import REGISTRY, _load_builtin_agents
+    from hg_env.agents.base import REGISTRY, _load_builtin_agents, agent_options
 
     _load_builtin_agents()
     lines = ["Agents (a spec is name or name:key=value,key=value; e.g. mcts:sims=200):", ""]
@@ -65,11 +66,12 @@ def describe_agents() -> str:
         doc = inspect.getdoc(cls) or ""
         summary = doc.split("\n\n")[0].replace("\n", " ").replace(" (module docstring)", "")
         lines.append(f"{name:<8} {summary} ({cls.__module__})")
-        options = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in ("self", "seed")]
+        options = [option for _, option in agent_options(cls)]
         for option in options:
             kind = option.annotation if isinstance(option.annotation, str) else option.annotation.__name__
             default = "(required)" if option.default in ("", inspect.Parameter.empty) else f"= {option.default!r}"
-            lines.append(f"    {option.name:<14} {kind:<12} {default}")
+            meaning = cls.option_docs.get(option.name, "(undocumented)")
+            lines.append(f"    {option.name:<13} {kind:<10} {default:<12} {meaning}")
         if not options:
             lines.append("    (no options)")
     return "\n".join(lines) + "\n"
@@ -224,7 +226,13 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from hg_env import __version__
 
-    parser = _Parser(prog="hgenv", description="Carcassonne: Hunters & Gatherers for RL")
+    parser = _Parser(
+        prog="hgenv",
+        description="The Carcassonne family of tile-laying games for reinforcement learning: a batched rules "
+        "engine, PettingZoo and Gymnasium envs, agents, training, tournaments and pictures. Rulesets "
+        "(--ruleset): hg2020 (Hunters & Gatherers 2020, the default), hg2002 (classic Hunters & Gatherers "
+        "2002/2014) and carcassonne (the base game, with farmers, the abbot and, as a flag, the river).",
+    )
     parser.add_argument("--version", action="version", version=f"hgenv (hg_env) {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     demo = sub.add_parser("demo", help="play a seeded game between random agents and print what scored")

@@ -6,10 +6,11 @@ import argparse
 import inspect
 
 import pytest
-from hg_env.agents.base import REGISTRY, _load_builtin_agents
+from hg_env.agents.base import REGISTRY, Agent, _load_builtin_agents, agent_options, register
 
 import hg_env
 from hg_env.cli import build_parser, main
+from hg_env.core.ruleset import RULESETS
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -58,3 +59,36 @@ def test_agents_lists_every_agent_with_its_options_defaults_and_doc(capsys) -> N
         for option, row in zip(expected, options, strict=True):
             assert row.split()[0] == option.name
             assert (repr(option.default) if option.default != "" else "(required)") in row
+            assert row.endswith(cls.option_docs[option.name]), row  # its meaning, from the agent's own docs
+
+
+def test_every_option_of_the_built_in_agents_has_its_meaning() -> None:
+    """``mcts`` says what c, widen, scale, batch, deals... mean: each agent documents all its options."""
+    _load_builtin_agents()
+    for name in ("random", "greedy", "mcts", "policy"):
+        cls = REGISTRY[name]
+        assert set(cls.option_docs) == {option for option, _ in agent_options(cls)}, name
+        assert all(doc.strip() and "\n" not in doc for doc in cls.option_docs.values()), name
+    assert {"c", "widen", "scale", "batch", "deals"} <= set(REGISTRY["mcts"].option_docs)
+
+
+def test_register_refuses_a_description_of_an_option_that_does_not_exist() -> None:
+    class Renamed(Agent):
+        name = "test-renamed-option"
+        option_docs = {"speed": "how fast"}  # the constructor's option is "sims"
+
+        def __init__(self, seed: int | None = None, sims: int = 1) -> None:
+            super().__init__(seed)
+
+    with pytest.raises(TypeError, match=r"option_docs describes \['speed'\]"):
+        register(Renamed)
+    assert "test-renamed-option" not in REGISTRY
+
+
+def test_help_describes_the_carcassonne_family(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Carcassonne family" in text
+    for ruleset in RULESETS:
+        assert f"{ruleset} (" in text, ruleset
