@@ -5,7 +5,7 @@
   ``hunters_gatherers_classic_v0``, ``carcassonne_v0``: ``ruleset="hg2020" | "hg2002" | "carcassonne"``).
 * ``hg_env.SingleAgentEnv``: a ``gymnasium.Env`` for one learner against fixed opponents.
 * ``hg_env.evaluate(agent, opponents=[...], games=200)``: win rates against fixed agents, seats swapped
-  on paired decks (hg_env.train.evaluate; imported on first use, torch only for a torch model).
+  on paired decks (hg_env.arena.evaluate; imported on first use, torch only for a torch model).
 * ``hg_env.core``: the batch-first numpy rules engine behind them; ``hg_env.rulesets``: what each game adds.
 """
 
@@ -39,7 +39,7 @@ def describe(action: int, tile: int | None = None, board_reach: int = 12, rulese
 def __getattr__(name: str):
     """``hg_env.evaluate``, imported on first use (it is not needed to play)."""
     if name == "evaluate":
-        from hg_env.train.evaluate import evaluate_agent
+        from hg_env.arena.evaluate import evaluate_agent
 
         return evaluate_agent
     raise AttributeError(f"module 'hg_env' has no attribute {name!r}")

@@ -130,7 +130,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"hgenv tournament needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'"
         )
-    from hg_env.train import tournament
+    from hg_env.arena import tournament
 
     try:
         return tournament.main(args)
@@ -150,15 +150,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play.main(args)
 
 
-def _train_module(name: str):
-    """A module of train/ that needs the [train] extra (torch, sb3-contrib), with a clear error without it."""
+def _train_module(name: str, package: str = "train"):
+    """A module of hg_env.train (or hg_env.arena) that needs the [train] extra (torch, sb3-contrib), with a clear
+    error without it."""
     import importlib
     import importlib.util
 
     missing = [m for m in ("torch", "sb3_contrib", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
         _fail(name, f"needs {', '.join(missing)} from the [train] extra: pip install -e '.[train]'")
-    return importlib.import_module(f"hg_env.train.{name}")
+    return importlib.import_module(f"hg_env.{package}.{name}")
 
 
 def _fail(command: str, message: str) -> NoReturn:
@@ -176,7 +177,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    module = _train_module("evaluate")
+    module = _train_module("evaluate", "arena")
     try:
         return module.main(args)
     except (ValueError, OSError) as err:
@@ -260,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--json", action="store_true", help="print one line of JSON")
     bench.set_defaults(func=cmd_bench)
-    tour = sub.add_parser("tournament", help="rated round-robin between agents (resumable; see train/tournament.py)")
+    tour = sub.add_parser("tournament", help="rated round-robin between agents (resumable; hg_env.arena.tournament)")
     tour.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. random greedy mcts:sims=200")
     tour.add_argument("--players", type=int, default=2, help="players per game, 2..5")
     tour.add_argument("--games", type=int, default=200, help="games per table of agents (all seatings, paired decks)")

@@ -365,7 +365,7 @@ def measure_default(runner: Runner) -> dict[str, str]:
 
 def measure_ray_tournament(runner: Runner) -> dict[str, str]:
     """The same 80-game tournament in one process and on local Ray instances of 1 and 2 CPUs."""
-    run = runner([sys.executable, "-m", "hg_env.train.distributed", "--bench", "--json"])
+    run = runner([sys.executable, "-m", "hg_env.arena.distributed", "--bench", "--json"])
     single, one, two = json.loads(run.stdout.strip().splitlines()[-1])
 
     def cell(row: dict) -> str:
@@ -403,7 +403,7 @@ def measure_rllib_throughput(runner: Runner) -> dict[str, str]:
 SB3_EXAMPLE_HARNESS = """
 import json, sys, time
 import torch
-import hg_env.train.evaluate as evaluation
+import hg_env.arena.evaluate as evaluation
 from sb3_contrib import MaskablePPO
 
 torch.set_num_threads(1)
@@ -543,7 +543,7 @@ FIGURES: dict[str, Figure] = {
         ),
         Figure(
             "ray-tournament",
-            "python -m hg_env.train.distributed --bench --json (80 games, random vs greedy)",
+            "python -m hg_env.arena.distributed --bench --json (80 games, random vs greedy)",
             2,
             measure_ray_tournament,
         ),

@@ -1,6 +1,6 @@
 """The one table renderer: a header and rows of cells as a GitHub Markdown table or as CSV.
 
-Tournament tables (hg_env.train.ratings), evaluation tables (hg_env.train.evaluate) and the
+Tournament tables (hg_env.arena.ratings), evaluation tables (hg_env.arena.evaluate) and the
 README's figures (hg_env.figures) all go through ``render_table``; callers format their
 cells (numbers to text) and choose the columns, the renderer only lays them out.
 """

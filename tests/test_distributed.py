@@ -1,4 +1,4 @@
-"""Tournaments and evaluation on Ray (hg_env.train.distributed): the same files and tables as one process."""
+"""Tournaments and evaluation on Ray (hg_env.arena.distributed): the same files and tables as one process."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hg_env.agents.base import Agent, RandomAgent, make_agent, register
-from hg_env.train.evaluate import evaluate, play_games
-from hg_env.train.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 
+from hg_env.arena.evaluate import evaluate, play_games
+from hg_env.arena.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 from hg_env.cli import main as cli_main
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
@@ -120,7 +120,7 @@ def test_resume_after_killing_the_ray_driver(tmp_path: Path) -> None:
 
 
 def test_ray_evaluation_is_the_chunked_evaluation(local_ray, monkeypatch) -> None:
-    from hg_env.train import distributed
+    from hg_env.arena import distributed
 
     per_task = 2
     monkeypatch.setattr(distributed, "DECKS_PER_TASK", per_task)  # the driver cuts the chunks
@@ -139,7 +139,7 @@ def test_ray_evaluation_is_the_chunked_evaluation(local_ray, monkeypatch) -> Non
 
 def test_agents_are_sent_to_ray_workers_as_objects(local_ray) -> None:
     """An agent object (e.g. a policy in memory) travels to the workers: no file needs to be on every node."""
-    from hg_env.train import distributed
+    from hg_env.arena import distributed
 
     class Constant(Agent):  # defined here: not in any registry a worker could build it from
         name = "first-legal"

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hg_env.agents.base import FunctionAgent, make_agent
-from hg_env.train.evaluate import EvalResult, as_agent, evaluate, evaluation_table, play_games, win_interval
 
 import hg_env
+from hg_env.arena.evaluate import EvalResult, as_agent, evaluate, evaluation_table, play_games, win_interval
 from hg_env.core import engine
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
@@ -80,7 +80,7 @@ def test_hg_env_evaluate_imports_no_torch_for_agents_without_it(tmp_path: Path) 
     code = """
         import sys
         import hg_env
-        assert "hg_env.train.evaluate" not in sys.modules   # imported on first use
+        assert "hg_env.arena.evaluate" not in sys.modules   # imported on first use
         print(hg_env.evaluate("greedy", opponents=["random"], games=2)["random"].games, "torch" in sys.modules)
     """
     done = subprocess.run(

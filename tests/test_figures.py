@@ -105,7 +105,7 @@ class FakeRunner:
             (Path(cwd) / "runs" / "quick" / "final_eval.json").write_text(json.dumps(final))
         if argv[0] == sys.executable and len(argv) == 2:  # the README's MaskablePPO block in its timing harness
             return Run(json.dumps(SB3_EXAMPLE), "", 60.0, 60.0)
-        if argv[1:4] == ["-m", "hg_env.train.distributed", "--bench"]:
+        if argv[1:4] == ["-m", "hg_env.arena.distributed", "--bench"]:
             rows = [
                 {"games": 80, "wall_s": w, "cpu_s": 20.0, "games_per_s": 80 / w, "load_before": 0.5}
                 for w in (20.0, 25.0, 12.5)

@@ -225,7 +225,8 @@ def test_tiny_classic_run_plays_a_classic_tournament(trained: Path, tmp_path: Pa
     """The trained model reads 77-channel classic observations and plays a 2-agent hg2002 tournament
     with legal moves only."""
     from hg_env.train.model_file import load_model
-    from hg_env.train.tournament import TournamentConfig, read_results, run_tournament
+
+    from hg_env.arena.tournament import TournamentConfig, read_results, run_tournament
 
     model = trained / "final_model.zip"
     assert model.is_file() and load_model(model).metadata["ruleset"] == "hg2002"
@@ -243,7 +244,7 @@ def test_classic_model_refuses_to_play_hg2020(trained: Path, tmp_path: Path) -> 
     """A model trained on hg2002 names the mismatch instead of playing hg2020: asked for hg2020 when loaded,
     given an hg2020 game or its 85-channel observation, and as the failing seat's error in an hg2020
     tournament."""
-    from hg_env.train.tournament import TournamentConfig, read_results, run_tournament
+    from hg_env.arena.tournament import TournamentConfig, read_results, run_tournament
 
     spec = f"policy:path={trained / 'final_model.zip'}"
     with pytest.raises(ValueError, match="the model plays ruleset 'hg2002', not 'hg2020'"):

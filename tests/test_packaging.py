@@ -87,7 +87,7 @@ def test_the_wheel_ships_py_typed_and_the_tile_data(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "hg_env/py.typed" in names
     assert {f"hg_env/data/{r}_tiles.json" for r in ("hg2020", "hg2002", "carcassonne")} <= names
-    assert {"hg_env/agents/base.py", "hg_env/train/evaluate.py", "hg_env/tables.py"} <= names
+    assert {"hg_env/agents/base.py", "hg_env/arena/evaluate.py", "hg_env/tables.py"} <= names
 
 
 def test_the_version_is_the_installed_distributions() -> None:

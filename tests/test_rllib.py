@@ -14,10 +14,10 @@ import torch
 from hg_env.agents.base import make_agent
 from hg_env.train import rllib_ppo
 from hg_env.train.config import ConfigError, config_from_dict
-from hg_env.train.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 from ray.rllib.core.columns import Columns
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from hg_env.arena.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 from hg_env.core.rules import Rules
 
 TINY = {

@@ -99,8 +99,7 @@ def _kill_loop(cmd: list[str], done: callable, seconds: float, rng: np.random.Ge
 
 
 def test_a_tournament_killed_again_and_again_ends_as_an_uninterrupted_one(tmp_path: Path) -> None:
-    from hg_env.train.tournament import GAMES_FILE, read_results
-
+    from hg_env.arena.tournament import GAMES_FILE, read_results
     from hg_env.cli import main
 
     args = ["--agents", "random", "greedy", "greedy:opponents=0.75", "--games", "40", "--seed", "5", "--no-plot"]

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hg_env.agents.base import Agent, register
-from hg_env.train import ratings
-from hg_env.train.tournament import (
+
+from hg_env.arena import ratings
+from hg_env.arena.tournament import (
     GAMES_FILE,
     TournamentConfig,
     play_game,
@@ -23,7 +24,6 @@ from hg_env.train.tournament import (
     run_tournament,
     schedule,
 )
-
 from hg_env.cli import main as cli_main
 from hg_env.game import Game
 

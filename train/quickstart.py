@@ -2,7 +2,7 @@
 
 1. ``hgenv train --config configs/quick.toml`` (a few minutes on two CPU cores; a
    finished run in ``runs/quick`` is reused, an interrupted one resumed);
-2. a rated tournament (hg_env.train.tournament) between ``random``, ``greedy`` and the
+2. a rated tournament (hg_env.arena.tournament) between ``random``, ``greedy`` and the
    trained ``policy:path=runs/quick/final_model.zip``, two players, seats swapped;
 3. prints the rating table and where ``ratings.png`` and ``final_board.png`` (the
    final board of the policy's last tournament game against greedy) were written.
@@ -14,9 +14,10 @@ import json
 import time
 from pathlib import Path
 
-from hg_env.train import tournament
 from hg_env.train.config import load_config
 from hg_env.train.train import checkpoint_paths, train
+
+from hg_env.arena import tournament
 
 
 def main(args) -> int:

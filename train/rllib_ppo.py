@@ -61,13 +61,13 @@ import torch
 from gymnasium import spaces
 from hg_env.agents.policy import PolicyAgent
 from hg_env.train.config import TrainConfig, load_config, to_toml
-from hg_env.train.evaluate import evaluate
 from hg_env.train.model_file import save_model
 from hg_env.train.policy import BoardNet, HGPolicy
 from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules, _tune_malloc
 from tqdm import tqdm
 
 from hg_env.aec import raw_env
+from hg_env.arena.evaluate import evaluate
 from hg_env.fileio import atomic_write_text, read_jsonl
 
 try:
@@ -343,7 +343,7 @@ def _evaluate(net: BoardNet, config: TrainConfig, games: int, seed: int) -> dict
 def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop_after: int | None = None) -> Path:
     """Run (or resume) an RLlib run; returns its directory. ``stop_after`` stops after the first
     checkpoint at or past that many steps, as an interruption would (for tests)."""
-    from hg_env.train.distributed import _descendants_cpu_seconds
+    from hg_env.arena.distributed import _descendants_cpu_seconds
 
     if config.run.backend != "rllib":
         raise ValueError(f"hg_env.train.rllib_ppo trains run.backend = 'rllib', got {config.run.backend!r}")

@@ -86,7 +86,6 @@ from hg_env.train.checkpoint import (
     write_checkpoint,
 )
 from hg_env.train.config import ConfigError, TrainConfig, config_from_dict, load_config, to_toml
-from hg_env.train.evaluate import evaluate
 from hg_env.train.imitation import imitate_greedy
 from hg_env.train.model_file import save_model, state_dict_mismatch
 from hg_env.train.policy import CompactRolloutBuffer, HGPolicy
@@ -97,6 +96,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnvWrapper
 from tqdm import tqdm
 
+from hg_env.arena.evaluate import evaluate
 from hg_env.core.rules import Rules
 from hg_env.fileio import atomic_write_text
 

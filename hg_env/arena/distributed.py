@@ -7,7 +7,7 @@
 
 What runs where. The driver (the ``hgenv`` process) builds the schedule, reads
 and writes ``games.jsonl``, the tables and the progress bar, exactly as the
-single-process run (hg_env.train.tournament). Every game is one Ray task running
+single-process run (hg_env.arena.tournament). Every game is one Ray task running
 ``tournament.play_game`` (the same function, the same seeds) in a worker, which
 keeps its built agents between games. Results come back in any order; the
 driver buffers them and appends them to ``games.jsonl`` in schedule order, each
@@ -30,7 +30,7 @@ On a cluster every node needs the same environment as the driver (this package,
 its [train] extra, the same Python): ``pip install -e '.[train,ray]'`` on each,
 ``ray start --head`` on one and ``ray start --address=HEAD:6379`` on the others.
 
-Benchmark (docs/scaling_out.md): ``python -m hg_env.train.distributed --bench``
+Benchmark (docs/scaling_out.md): ``python -m hg_env.arena.distributed --bench``
 plays one tournament single-process and on local Ray instances of 1 and 2 CPUs
 and prints games per second, wall and CPU seconds.
 
@@ -53,9 +53,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hg_env.agents.base import Agent
-from hg_env.train import evaluate, tournament
 
+from hg_env.agents.base import Agent
+from hg_env.arena import evaluate, tournament
 from hg_env.core.rules import Rules
 
 MAX_RETRIES = 3  # times Ray plays a task again after its worker died
@@ -228,7 +228,7 @@ def print_bench(rows: list[dict[str, Any]], as_json: bool = False) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hg_env.train.distributed", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m hg_env.arena.distributed", description=__doc__.splitlines()[0])
     parser.add_argument("--bench", action="store_true", help="tournament games/s: single process vs local Ray")
     parser.add_argument("--agents", nargs="+", default=["random", "greedy"])
     parser.add_argument("--games", type=int, default=80, help="games per table")

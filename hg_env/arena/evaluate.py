@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from hg_env.agents.base import Agent, FunctionAgent, make_agent
 
+from hg_env.agents.base import Agent, FunctionAgent, make_agent
 from hg_env.core import engine
 from hg_env.core.observation import observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -47,7 +47,7 @@ def win_interval(points: float, games: int, z: float = Z_95) -> tuple[float, flo
     """95% Wilson score interval of a win rate: ``points`` (wins, ties counting half) out of ``games``.
 
     The one interval of every win rate hg_env reports: ``hgenv evaluate``, ``hg_env.evaluate``,
-    training evaluations (``eval.jsonl``) and tournament tables (hg_env.train.ratings).
+    training evaluations (``eval.jsonl``) and tournament tables (hg_env.arena.ratings).
 
     Why Wilson. A normal approximation over decks or a bootstrap over decks (what evaluations and
     tournaments used before) estimates the spread from the outcomes themselves, so it collapses to
@@ -169,12 +169,12 @@ def evaluate(
     """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring).
 
     ``ray_address`` plays the decks in chunks as Ray tasks ("" for a local Ray instance;
-    hg_env.train.distributed)."""
+    hg_env.arena.distributed)."""
     opponent = make_agent(opponent_spec, seed=seed + 1)
     if ray_address is None:
         scores, seats = play_games(agent, opponent, games, seed, num_players, rules)
     else:
-        from hg_env.train import distributed
+        from hg_env.arena import distributed
 
         scores, seats = distributed.evaluation_games(agent, opponent, games, seed, num_players, rules, ray_address)
     return EvalResult.from_games(opponent_spec, scores, seats)

@@ -1,6 +1,6 @@
 """Tournament statistics from a list of game results: openskill ratings, win rates, scores, tables, plot.
 
-A *result* is one line of a tournament's ``games.jsonl`` (see hg_env.train.tournament):
+A *result* is one line of a tournament's ``games.jsonl`` (see hg_env.arena.tournament):
 at least ``index`` (its place in the schedule), ``table``, ``deck``, ``agents``
 (spec per seat), ``scores`` and ``ranks`` (1 = first, ties share a rank), and
 optionally ``error``, ``agent_seconds`` and ``agent_cpu_seconds`` (time spent
@@ -15,7 +15,7 @@ the same finished games give the same tables whatever order they finished in
   ``ordinal = mu - 3 sigma``, which orders the table.
 * **Pairwise win rate** of A over B: over the games where both sat, 1 when A
   ranked above B, 0.5 when tied, 0 below; with its 95% Wilson score interval
-  (``hg_env.train.evaluate.win_interval``, the one interval of every win rate
+  (``hg_env.arena.evaluate.win_interval``, the one interval of every win rate
   hg_env reports, where the choice is explained).
 * **Scores**: mean final score per agent, with its standard error.
 """
@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from hg_env.train.evaluate import win_interval
 from openskill.models import PlackettLuce
 
+from hg_env.arena.evaluate import win_interval
 from hg_env.tables import render_table
 
 

@@ -24,7 +24,7 @@ Files in ``--out``
 Parallel games
     ``--workers N`` plays N games at once in processes of this machine; ``--ray
     [ADDRESS]`` plays every game as a Ray task, on a local Ray instance or a
-    cluster (hg_env.train.distributed), writing the same ``games.jsonl`` in
+    cluster (hg_env.arena.distributed), writing the same ``games.jsonl`` in
     schedule order.
 
 Resuming
@@ -54,10 +54,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from hg_env.agents.base import Agent, make_agent
-from hg_env.train import ratings
 from tqdm import tqdm
 
+from hg_env.agents.base import Agent, make_agent
+from hg_env.arena import ratings
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from hg_env.core.ruleset import RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
@@ -271,7 +271,7 @@ def _play_in_worker(game_spec: ScheduledGame) -> dict:
 
 def _results(todo: list[ScheduledGame], workers: int, ray_address: str | None) -> Iterator[dict]:
     if ray_address is not None:
-        from hg_env.train import distributed
+        from hg_env.arena import distributed
 
         yield from distributed.tournament_results(todo, ray_address)
         return
@@ -299,7 +299,7 @@ def run_tournament(
     """Play the scheduled games not yet in ``out``, writing each as it finishes; then the tables.
 
     ``max_games`` stops after that many new games (the rest can be resumed). ``ray_address``
-    plays them as Ray tasks ("" for a local Ray instance; hg_env.train.distributed).
+    plays them as Ray tasks ("" for a local Ray instance; hg_env.arena.distributed).
     """
     if ray_address is not None and workers > 1:
         raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
