@@ -33,10 +33,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from hg_env.game import Game
     from hg_env.render import describe_event
+    from hg_env.rule_flags import game_title, parse_flags
 
-    game = Game(num_players=args.players, seed=args.seed, ruleset=args.ruleset)
+    game = Game(num_players=args.players, seed=args.seed, ruleset=args.ruleset, **parse_flags(args.ruleset, args.flags))
     rng = np.random.default_rng(args.seed)
-    print(f"{game.rules.spec.title}: {args.players} random players, seed {args.seed}")
+    print(f"{game_title(game.rules)}: {args.players} random players, seed {args.seed}")
     shown = 0
     while not game.is_over:
         game.step(int(rng.choice(game.legal_actions())))
@@ -226,6 +227,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from hg_env import __version__
+    from hg_env.rule_flags import add_flag_option
 
     parser = _Parser(
         prog="hgenv",
@@ -240,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=int, default=2, choices=range(2, 6), help="players (random agents)")
     demo.add_argument("--seed", type=int, default=0, help="deck and players' seed")
     _ruleset_option(demo)
+    add_flag_option(demo)
     demo.set_defaults(func=cmd_demo)
     agents = sub.add_parser("agents", help="list the agents, their options and defaults")
     agents.set_defaults(func=cmd_agents)
@@ -303,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
         "seats, opponents and decks come from the record; it is saved back there unless --record)",
     )
     _ruleset_option(play)
+    add_flag_option(play)
     play.set_defaults(func=cmd_play)
     tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
     tr.add_argument("--config", required=True, help="a TOML config, e.g. configs/quick.toml")

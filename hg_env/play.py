@@ -1,6 +1,7 @@
 """Play a game of any ruleset in the terminal against agents.
 
     hgenv play --opponents greedy --players 2 [--seat 0] [--seed 7] [--image board.png] [--ruleset hg2002]
+    hgenv play --ruleset carcassonne --flag river=true
     hgenv play --resume games/20240501-120000.json
 
 Each turn shows the board, your tile and the numbered legal moves. Answer with a
@@ -28,7 +29,7 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from hg_env.render import (
     tile_zones,
     zone_summary,
 )
+from hg_env.rule_flags import game_title, parse_flags
 
 PLACE_HELP = "  41 1 0 r1     place tile 41 at x=1, y=0 with rotation r1 (the tile id may be left out: 1 0 r1)"
 OCCUPY_HELP = {  # ruleset -> the occupant and retake lines of its help
@@ -249,7 +251,9 @@ class Session:
         color: bool = False,
         out: TextIO | None = None,
         ruleset: str = DEFAULT_RULESET,
+        rule_flags: dict[str, Any] | None = None,
     ) -> None:
+        """``rule_flags``: the game's rule flags beyond the ruleset (``hg_env.rule_flags.parse_flags``)."""
         from hg_env.agents.base import make_agent
 
         if not 2 <= num_players <= 5:
@@ -264,7 +268,7 @@ class Session:
             raise ValueError(f"--image must be a .png file, got {image_path}")
         self.seed = secrets.randbelow(2**31) if seed is None else seed
         self.seat = seat
-        self.game = Game(num_players, seed=self.seed, ruleset=ruleset)
+        self.game = Game(num_players, seed=self.seed, ruleset=ruleset, **(rule_flags or {}))
         self.agents = {}
         specs = iter(opponents)
         for s in range(num_players):
@@ -331,7 +335,7 @@ class Session:
         """Play to the end; save the record whatever happens. Returns a process exit code."""
         game = self.game
         resumed = f", resumed after {len(game.history)} decisions" if game.history else ""
-        self.say(f"{game.rules.spec.title}, {game.num_players} players, seed {self.seed}{resumed}.")
+        self.say(f"{game_title(game.rules)}, {game.num_players} players, seed {self.seed}{resumed}.")
         for s in range(game.num_players):
             self.say(f"  {self.who(s)} plays {PLAYER_COLOR_NAMES[s]}")
         self.say("Type 'help' for the move notation.")
@@ -455,6 +459,8 @@ def main(args: argparse.Namespace) -> int:
     color = use_color(args.color, sys.stdout)
     try:
         if args.resume:
+            if args.flags:
+                raise ValueError("--flag cannot change a resumed game: its rules come from the record")
             session = Session.resume(args.resume, record_path=args.record, image_path=args.image, color=color)
         else:
             session = Session(
@@ -466,6 +472,7 @@ def main(args: argparse.Namespace) -> int:
                 image_path=args.image,
                 color=color,
                 ruleset=args.ruleset,
+                rule_flags=parse_flags(args.ruleset, args.flags),
             )
     except (ValueError, ImportError) as err:
         print(f"hgenv play: {err}", file=sys.stderr)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 
 import pytest
 from hg_env.agents.base import REGISTRY, Agent, _load_builtin_agents, agent_options, register
 
 import hg_env
 from hg_env.cli import build_parser, main
+from hg_env.core.rules import Rules
 from hg_env.core.ruleset import RULESETS
+from hg_env.rule_flags import game_title, parse_flags
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -92,3 +95,60 @@ def test_help_describes_the_carcassonne_family(capsys) -> None:
     assert "Carcassonne family" in text
     for ruleset in RULESETS:
         assert f"{ruleset} (" in text, ruleset
+
+
+# ---------------------------------------------------------------- --flag NAME=VALUE (hg_env.rule_flags)
+
+
+def test_flags_are_parsed_into_the_types_of_the_rulesets_flags() -> None:
+    assert parse_flags("carcassonne", []) == {}
+    assert parse_flags("carcassonne", ["river=true", "abbot = 0", "board_reach=none", "start_rotation=2"]) == {
+        "river": True,
+        "abbot": False,
+        "board_reach": None,
+        "start_rotation": 2,
+    }
+    assert parse_flags("hg2020", ["hut_targets=all_water_zones"]) == {"hut_targets": "all_water_zones"}
+    assert parse_flags("hg2002", ["auto_skip_forced_actions=off"]) == {"auto_skip_forced_actions": False}
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "items", "message"),
+    [
+        ("carcassonne", ["river=true", "river=false"], "river is given twice"),
+        ("carcassonne", ["ruleset=hg2020"], "the ruleset is chosen with --ruleset"),
+        ("carcassonne", ["=true"], "expected NAME=VALUE"),
+        ("carcassonne", ["board_reach=far"], "expected an int or none, got 'far'"),
+        ("carcassonne", ["start_rotation=4"], "start_rotation must be 0..3, got 4"),
+        ("hg2002", ["pit_trap_deer_choice=maximize"], "hg2002 has no rule flag 'pit_trap_deer_choice'"),
+    ],
+)
+def test_bad_flags_are_refused_naming_the_problem(ruleset: str, items: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_flags(ruleset, items)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "flags", "title"),
+    [
+        ("carcassonne", {}, "Carcassonne (base game C3, farmers, abbot)"),
+        ("carcassonne", {"river": True}, "Carcassonne (base game C3, farmers, abbot, river)"),
+        ("carcassonne", {"abbot": False}, "Carcassonne (base game C3, farmers)"),
+        ("hg2020", {}, "Hunters & Gatherers (2020)"),
+        (
+            "hg2020",
+            {"wildfire_affects_hunting_trap": True},
+            "Hunters & Gatherers (2020, wildfire_affects_hunting_trap)",
+        ),
+        ("hg2002", {"extra_turn_after_last_tile": False}, "(classic 2002/2014, no extra_turn_after_last_tile)"),
+        ("hg2002", {"hut_targets": "all_water_zones"}, "(classic 2002/2014, hut_targets=all_water_zones)"),
+    ],
+)
+def test_game_titles_name_the_flags_in_force(ruleset: str, flags: dict, title: str) -> None:
+    assert game_title(Rules(ruleset=ruleset, **flags)).endswith(title)
+
+
+@pytest.mark.parametrize("command", ["demo", "play"])
+def test_commands_that_make_games_take_rule_flags(command: str) -> None:
+    args = _subcommands()[command].parse_args(["--flag", "river=true", "--flag", "abbot=false"])
+    assert args.flags == ["river=true", "abbot=false"]

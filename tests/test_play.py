@@ -299,3 +299,49 @@ def test_demo_prints_sentences(capsys: pytest.CaptureFixture) -> None:
     assert "completed city of 2 tiles" in text and "took the abbot back from a" in text
     assert "unfinished monastery with" in text and "winner: P0 with" in text
     assert "scorers=" not in text and "_SCORED" not in text
+
+
+# ---------------------------------------------------------------- rule flags (hgenv demo/play --flag)
+
+
+def test_titles_name_the_flags_in_force(capsys: pytest.CaptureFixture) -> None:
+    """The river is off by default: the title says so; --flag river=true turns it on, and the title too."""
+    assert main(["demo", "--ruleset", "carcassonne", "--seed", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Carcassonne (base game C3, farmers, abbot): ") and "river" not in first
+    assert main(["demo", "--ruleset", "carcassonne", "--seed", "1", "--flag", "river=true", "--flag", "abbot=no"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Carcassonne (base game C3, farmers, river): ")
+
+
+def test_play_makes_its_game_with_the_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    record = tmp_path / "river.json"
+    command = ["play", "--ruleset", "carcassonne", "--flag", "river=true", "--opponents", "random"]
+    assert main([*command, "--seed", "2", "--record", str(record), "--color", "never"]) == 0
+    assert "Carcassonne (base game C3, farmers, abbot, river), 2 players" in capsys.readouterr().out
+    assert Game.from_record(json.loads(record.read_text())).rules.river is True
+    session = Session(["random"], seed=2, ruleset="carcassonne", rule_flags={"river": False}, out=io.StringIO())
+    assert session.game.rules.river is False
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["demo", "--ruleset", "carcassonne", "--flag", "rivers=true"], "carcassonne has no rule flag 'rivers'"),
+        (["demo", "--flag", "river=true"], "hg2020 has no rule flag 'river'"),
+        (["demo", "--ruleset", "carcassonne", "--flag", "river=maybe"], "river is true or false, got 'maybe'"),
+        (["demo", "--ruleset", "carcassonne", "--flag", "river"], "expected NAME=VALUE"),
+        (["play", "--ruleset", "carcassonne", "--flag", "board_reach=0"], "board_reach must be 1..83, got 0"),
+        (["play", "--flag", "hut_targets=everywhere"], "hut_targets must be one of"),
+        (["play", "--resume", "x.json", "--flag", "river=true"], "--flag cannot change a resumed game"),
+    ],
+)
+def test_bad_flags_end_with_one_line_and_nothing_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, command: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # play would save games/<time>.json here
+    assert main(command) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.err.count("\n") == 1, captured.err
+    assert captured.out == "" and list(tmp_path.iterdir()) == []
