@@ -31,7 +31,6 @@ import numpy as np
 import torch
 from hg_env.train.config import ImitationConfig
 from torch import nn
-from tqdm import tqdm
 
 from hg_env.aec import rank_rewards
 from hg_env.core import engine, search
@@ -39,6 +38,7 @@ from hg_env.core.actions import sample_uniform
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
 from hg_env.core.state import OVER, PHASE_NAMES
+from hg_env.progress import progress_bar
 
 
 def play_chunk(
@@ -168,7 +168,7 @@ def imitate_greedy(
     order_rng = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
     done, metrics = 0, {}
-    bar = tqdm(total=config.decisions, desc="imitation", unit="dec", disable=not progress, dynamic_ncols=True)
+    bar = progress_bar(total=config.decisions, desc="imitation", unit="dec", disable=not progress, dynamic_ncols=True)
     while done < config.decisions:
         chunk = play_chunk(
             config.games,

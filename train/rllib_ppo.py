@@ -64,11 +64,11 @@ from hg_env.train.config import TrainConfig, load_config, to_toml
 from hg_env.train.model_file import save_model
 from hg_env.train.policy import BoardNet, HGPolicy
 from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules, _tune_malloc
-from tqdm import tqdm
 
 from hg_env.aec import raw_env
 from hg_env.arena.evaluate import evaluate
 from hg_env.fileio import atomic_write_text, read_jsonl
+from hg_env.progress import progress_bar
 
 try:
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -360,7 +360,9 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             steps = restore_checkpoint(algo, path, run_dir)
             print(f"resuming {run_dir} from {path.name} ({steps} steps)", file=sys.stderr)
         total, start_steps = config.run.total_timesteps, steps
-        bar = tqdm(total=total, initial=steps, desc=f"rllib {config.run.name}", unit="step", disable=not progress)
+        bar = progress_bar(
+            total=total, initial=steps, desc=f"rllib {config.run.name}", unit="step", disable=not progress
+        )
         wall0, cpu0 = time.perf_counter(), time.process_time()
         children0 = _descendants_cpu_seconds() if started else 0.0
         overhead = 0.0  # checkpoints and evaluations, left out of steps/s

@@ -99,6 +99,7 @@ from tqdm import tqdm
 from hg_env.arena.evaluate import evaluate
 from hg_env.core.rules import Rules
 from hg_env.fileio import atomic_write_text
+from hg_env.progress import progress_bar
 
 EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
 # Config keys a resumed run may change: its length, malloc tuning, and where the run folder is (a moved run resumes).
@@ -393,7 +394,7 @@ class TrainingCallback(BaseCallback):
             self.logger.record(key, record["value"], exclude=tuple(record["exclude"]) or None)
         self.start_steps = self.num_timesteps
         self.start_time = time.perf_counter()
-        self.bar = tqdm(
+        self.bar = progress_bar(
             total=self.config.run.total_timesteps,
             initial=self.start_steps,
             desc=f"train {self.config.run.name}",

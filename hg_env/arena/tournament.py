@@ -46,7 +46,6 @@ import itertools
 import json
 import math
 import os
-import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -54,7 +53,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from hg_env.agents.base import Agent, make_agent
 from hg_env.arena import ratings
@@ -62,6 +60,7 @@ from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from hg_env.core.ruleset import RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
 from hg_env.game import Game
+from hg_env.progress import progress_bar
 
 CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
 SUMMARY_EVERY_S = 60.0  # rewrite the tables at most this often while playing
@@ -325,14 +324,14 @@ def run_tournament(
     if max_games is not None:
         todo = todo[:max_games]
     in_schedule = [r for r in results if r["game"] in by_id]
-    bar = tqdm(
+    bar = progress_bar(  # a log file gets plain lines, no redraws
         total=len(planned),
         initial=sum(g.game_id in finished for g in planned),
         unit="game",
         desc="tournament",
         disable=not progress,
         dynamic_ncols=True,
-        mininterval=0.5 if sys.stderr.isatty() else 60.0,  # a log file gets a line a minute
+        mininterval=0.5,
     )
     last_summary = time.monotonic()
     try:
