@@ -122,17 +122,23 @@ def measure_make(runner: Runner) -> dict[str, str]:
     test = runner(["make", "test"], cwd=clone)
     run = runner(["make", "run"], cwd=clone)
     final = json.loads((clone / "runs" / "quick" / "final_eval.json").read_text(encoding="utf-8"))
-    evaluations = " and ".join(
-        f"{percent(r['win_rate'], r['ci_low'], r['ci_high'])} vs {spec}" for spec, r in final.items()
-    )
-    games = sorted({r["games"] for r in final.values()})
     return {
         "make": (
             f"`make setup` {minutes(setup.wall_s)}, `make test` {minutes(test.wall_s)} "
             f"({minutes(test.cpu_s)} of CPU), `make run` {minutes(run.wall_s)} ({minutes(run.cpu_s)} of CPU)"
         ),
-        "quickstart-eval": f"{evaluations} (its final evaluation, {'/'.join(map(str, games))} games each)",
+        "quickstart-eval": quickstart_eval(final),
     }
+
+
+def quickstart_eval(final: dict[str, dict]) -> str:
+    """The quickstart agent's final evaluation (a run's final_eval.json: opponent -> result) as the
+    README quotes it and ``hgenv quickstart`` ends with it: "100.0% [96.3, 100.0] vs random and ..."."""
+    evaluations = " and ".join(
+        f"{percent(r['win_rate'], r['ci_low'], r['ci_high'])} vs {spec}" for spec, r in final.items()
+    )
+    games = sorted({r["games"] for r in final.values()})
+    return f"{evaluations} (its final evaluation, {'/'.join(map(str, games))} games each)"
 
 
 def measure_bench(runner: Runner) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Bad input gets one clear ValueError naming the problem, and nothing changes (hardening).
 
 Each test is named after the defect it guards against. The fuzz tests at the end throw hundreds of
-seeded random malformed records and actions at the API per run and check that every one is refused
-with a ValueError and leaves the game exactly as it was."""
+seeded random malformed records, actions and forbidden decks at the API per run and check that every one
+is refused with a ValueError and leaves the game exactly as it was."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import hg_env
 from hg_env import Game, Rules
 from hg_env.cli import main
 from hg_env.core import engine
+from tests.test_given_decks import RIVER_RULE
 from tests.test_rules_sections import shaman_game
 
 # ---------------------------------------------------------------- large boards
@@ -338,3 +339,65 @@ def test_the_batched_core_refuses_an_illegal_batch_whole() -> None:
 def _assert_same(before: dict, after: dict) -> None:
     for name, array in before.items():
         np.testing.assert_array_equal(array, after[name], err_msg=name)
+
+
+# ---------------------------------------------------------------- fuzz: forbidden decks (tests/test_given_decks.py)
+
+
+def _forbidden(ruleset: str, river: bool, rng: np.random.Generator) -> tuple[dict, str]:
+    """A deck with one defect the rules forbid, and the text its error must hold."""
+    rules = Rules(ruleset=ruleset, **({"river": river} if ruleset == "carcassonne" else {}))
+    spec = rules.spec
+    dealt = Game(2, seed=int(rng.integers(2**31)), **rules.as_dict()).state
+    regular = dealt.regular_deck[0, : dealt.regular_len[0]].tolist()
+    extra = dealt.extra_deck[0, : dealt.extra_len[0]].tolist()
+    extra_key = f"{spec.extra_deck}_deck" if spec.extra_deck else None
+    size = int(rng.integers(1, len(regular) + 1))
+    deck = regular[:size]
+    start = int(dealt.board_tile[0, rules.board.origin])
+    others = [t for t in range(spec.tiles.num_tiles) if t not in regular and t != start]  # extra tiles, the river
+    kinds = ["repeat", "start", *(["extra"] if extra_key else []), *(["other"] if others else []), *(["order"] * river)]
+    roll = str(rng.choice(kinds))
+    if roll == "repeat":  # a tile twice
+        deck = [*deck, deck[int(rng.integers(len(deck)))]]
+        return {"regular_deck": deck}, "more than once"
+    if roll == "start":  # the start tile, or a tile id the ruleset does not have
+        deck = [*deck, int(rng.choice([start, spec.tiles.num_tiles, 127]))]
+        rng.shuffle(deck)
+        return {"regular_deck": deck}, "that are not regular tiles of this game"
+    if roll == "extra":  # a regular tile in the extra deck
+        return {extra_key: [*extra[:3], deck[0]]}, f"that are not {spec.extra_deck} tiles of this game"
+    if roll == "other":  # an extra (or, without the river, a river) tile in the regular deck
+        deck.insert(int(rng.integers(len(deck) + 1)), int(rng.choice(others)))
+        return {"regular_deck": deck}, "that are not regular tiles of this game"
+    # "order", the river: a land tile or the lake moved above a river tile (V1.2, V1.3)
+    river_tiles, land = [t for t in regular if t in range(72, 83)], [t for t in regular if t < 72]
+    moved = int(rng.choice(land)) if rng.random() < 0.5 else 83
+    before = int(rng.integers(len(river_tiles)))  # above this river tile
+    deck = [*river_tiles[:before], moved, *river_tiles[before:], *([] if moved == 83 else [83])]
+    rest = [t for t in land if t != moved]
+    return {"regular_deck": deck + rest[: int(rng.integers(len(rest)))]}, RIVER_RULE
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "river"), [("hg2020", False), ("hg2002", False), ("carcassonne", False), ("carcassonne", True)]
+)
+def test_fuzz_forbidden_decks_are_refused_with_one_line(ruleset: str, river: bool) -> None:
+    """100 seeded decks per ruleset, each with one defect the rules forbid (a repeat, the start tile, a tile
+    of the other deck or of no deck, with the river a land tile or the lake above a river tile): Game and
+    the env's reset options refuse each with one line holding the rule, and the env keeps its game."""
+    rng = np.random.default_rng(2026)
+    flags = {"river": river} if ruleset == "carcassonne" else {}
+    env = hg_env.raw_env(ruleset=ruleset, **flags)
+    env.reset(seed=1)
+    game = env.game
+    for _ in range(100):
+        decks, message = _forbidden(ruleset, river, rng)
+        for where in ("Game", "reset options"):
+            with pytest.raises(ValueError, match=message) as refused:
+                if where == "Game":
+                    Game(2, ruleset=ruleset, **flags, **decks)
+                else:
+                    env.reset(options=decks)
+            assert "\n" not in str(refused.value), (where, decks)
+        assert env.game is game

@@ -116,6 +116,8 @@ class Ruleset:
     deal_rank: Callable[[TileSet, Rules], np.ndarray] | None = None
     deck_tiles: Callable[[TileSet, Rules], tuple[np.ndarray, np.ndarray]] | None = None
     deal: Callable[[TileSet, Rules, np.random.Generator], tuple[np.ndarray, np.ndarray]] | None = None
+    # The order the rules impose on a given regular deck (a ValueError naming the rule), None for any order.
+    check_deck_order: Callable[[TileSet, Rules, np.ndarray], None] | None = None
     start_tile: Callable[[TileSet, Rules], int] | None = None
 
     @cached_property

@@ -222,8 +222,9 @@ def _is_tile_id(t: object) -> bool:
     return isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_))
 
 
-def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
-    """A user-given deck as an int8 array; ValueError naming what is wrong."""
+def check_deck(deck: object, allowed: np.ndarray, name: str, spec: Ruleset | None = None) -> np.ndarray:
+    """A user-given deck as an int8 array; ValueError naming what is wrong (with ``spec``, what the
+    tiles that do not belong in it are)."""
     try:
         tiles = list(deck)  # type: ignore[call-overload]
     except TypeError:
@@ -234,11 +235,38 @@ def check_deck(deck: object, allowed: np.ndarray, name: str) -> np.ndarray:
     allowed_set = set(allowed.tolist())
     wrong = [t for t in tiles if t not in allowed_set]
     if wrong:
-        raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles of this ruleset")
+        what = "" if spec is None else f" ({_tile_kinds(spec, wrong)})"
+        raise ValueError(f"{name} holds tile(s) {wrong} that are not {name.split('_')[0]} tiles of this game{what}")
     if len(set(tiles)) != len(tiles):
         dup = sorted({t for t in tiles if tiles.count(t) > 1})
         raise ValueError(f"{name} holds tile(s) {dup} more than once")
     return np.array(tiles, dtype=np.int8)
+
+
+def _tile_kinds(spec: Ruleset, wrong: list[int]) -> str:
+    """What the tiles ``wrong`` are, e.g. ``"80: menhir tile, 95: no such tile"`` (the ruleset's kind names)."""
+    names = {kind: name.replace("_", " ") for name, kind in spec.vocabulary.kinds.items()}
+    kinds = spec.tiles.TILE_KIND
+    return ", ".join(
+        f"{t}: {names[int(kinds[t])]} tile" if 0 <= t < len(kinds) else f"{t}: no such tile" for t in wrong
+    )
+
+
+def check_given_decks(
+    spec: Ruleset, rules: Rules, regular: object | None, extra: object | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The one check of a user-given deck pair (Game, the envs' reset options, records, ``new_games``):
+    tile ids of the right deck, each once, and the order the ruleset's rules impose (carcassonne with
+    the river: V1.2, V1.3). Returns them as int8 arrays (None where not given); ValueError otherwise."""
+    regular_tiles, extra_tiles = deck_tiles(spec, rules)
+    out_regular = out_extra = None
+    if regular is not None:
+        out_regular = check_deck(regular, regular_tiles, "regular_deck", spec)
+        if spec.check_deck_order is not None:
+            spec.check_deck_order(spec.tiles, rules, out_regular)
+    if extra is not None:
+        out_extra = check_deck(extra, extra_tiles, f"{spec.extra_deck or 'extra'}_deck", spec)
+    return out_regular, out_extra
 
 
 def deal_decks(
@@ -252,17 +280,20 @@ def deal_decks(
     where given, else shuffled from its seed (R1.5). The decks are empty before."""
     spec, rules = state.spec, state.rules
     regular_tiles, extra_tiles = deck_tiles(spec, rules)
-    extra_name = f"{spec.extra_deck or 'extra'}_deck"
     for i, game in enumerate(range(state.batch_size) if games is None else games.tolist()):
         rng = np.random.default_rng(None if seeds is None else seeds[i])
         if spec.deal is not None:
             regular, extra = spec.deal(spec.tiles, rules, rng)
         else:
             regular, extra = rng.permutation(regular_tiles), rng.permutation(extra_tiles)
-        if regular_decks is not None and regular_decks[i] is not None:
-            regular = check_deck(regular_decks[i], regular_tiles, "regular_deck")
-        if extra_decks is not None and extra_decks[i] is not None:
-            extra = check_deck(extra_decks[i], extra_tiles, extra_name)
+        given = check_given_decks(
+            spec,
+            rules,
+            None if regular_decks is None else regular_decks[i],
+            None if extra_decks is None else extra_decks[i],
+        )
+        regular = regular if given[0] is None else given[0]
+        extra = extra if given[1] is None else given[1]
         state.regular_deck[game, : len(regular)] = regular
         state.regular_len[game] = len(regular)
         state.extra_deck[game, : len(extra)] = extra

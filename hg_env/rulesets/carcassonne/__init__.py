@@ -129,5 +129,6 @@ RULESET = Ruleset(
     deck_tiles=features.deck_tiles,
     deal=features.deal,
     deal_rank=features.deal_rank,
+    check_deck_order=features.check_deck_order,
     start_tile=features.start_tile,
 )

@@ -292,6 +292,22 @@ def deal(tiles: TileSet, rules: Rules, rng: np.random.Generator) -> tuple[np.nda
     return land[np.argsort(keys, kind="stable")], extra
 
 
+def check_deck_order(tiles: TileSet, rules: Rules, deck: np.ndarray) -> None:
+    """V1.2, V1.3: with the river a given land deck draws the river tiles first, the lake last of them, then
+    the land tiles (the source lies at (0,0): no deck holds it). ValueError naming the first tile out of order."""
+    rank = deal_rank(tiles, rules)[deck]
+    late = np.flatnonzero(rank[1:] < rank[:-1])
+    if not len(late):
+        return
+    i = int(late[0])
+    names = {0.0: "river tile", 1.0: "the lake", 2.0: "land tile"}
+    first, then = (f"{names[float(rank[j])]} {int(deck[j])}" for j in (i, i + 1))
+    raise ValueError(
+        f"regular_deck draws {first} before {then}: with river=True the river tiles come first, the lake "
+        "last of them, then the land tiles (carcassonne V1.2, V1.3)"
+    )
+
+
 def start_tile(tiles: TileSet, rules: Rules) -> int:
     """B1.4: the start tile; with the river its source (V1.2)."""
     kind = KIND_RIVER_SOURCE if rules.river else KIND_START
