@@ -328,3 +328,48 @@ def test_bad_flags_are_refused(flags: dict, message: str) -> None:
     """Appendix A: a bad flag name or value raises ValueError naming it."""
     with pytest.raises(ValueError, match=message):
         Game(2, **flags)
+
+
+def _flags_per_ruleset() -> dict[str, dict[str, str]]:
+    """The table "Flags per ruleset" of docs/rules/README.md: flag -> ruleset -> cell ("—" or the default)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Flags per ruleset", 1)[1].split("\n\n")[1]
+    header, _rule, *rows = [[cell.strip(' `"') for cell in line.strip("|").split("|")] for line in table.splitlines()]
+    return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
+
+
+def test_a_flag_of_another_ruleset_is_refused_whatever_its_value() -> None:
+    """docs/rules/README.md, Flags per ruleset (applied by hg2002 KQ21 and carcassonne CQ28): a flag marked
+    "—" is no flag of that ruleset and is refused even at the default of the ruleset that has it, by Rules
+    and so by Game and the env; every other cell is the ruleset's default."""
+    from hg_env import RULESETS, env
+
+    table = _flags_per_ruleset()
+    assert set(table) == {flag for r in RULESETS for flag in Rules.flags_of(r)} - {"ruleset"}
+    for flag, cells in table.items():
+        owner = next(r for r in RULESETS if cells[r] != "—")
+        default = Rules(ruleset=owner).as_dict()[flag]
+        for ruleset, cell in cells.items():
+            if cell != "—":
+                assert cell == str(default).lower(), (flag, ruleset)
+                assert Rules(ruleset=ruleset).as_dict()[flag] == default
+                continue
+            message = rf"^unknown rule flag\(s\) \['{flag}'\] for ruleset '{ruleset}'; known flags"
+            for make in (Rules, Game, env):
+                with pytest.raises(ValueError, match=message):
+                    make(ruleset=ruleset, **{flag: default})
+
+
+def test_the_rule_for_flags_of_another_ruleset_is_written_once() -> None:
+    """The index states the rule; the rows that apply it (hg2002 KQ21, carcassonne CQ28) link to it and do
+    not restate another (the index once said a default value passes, CQ28 that any value is refused)."""
+    from pathlib import Path
+
+    rules = Path(__file__).resolve().parents[1] / "docs" / "rules"
+    index = (rules / "README.md").read_text(encoding="utf-8").split("## Flags per ruleset", 1)[1]
+    assert "refused **whatever its value**, the default of\nthe ruleset that has it included" in index
+    for page, row in (("hg2002.md", "| KQ21 |"), ("carcassonne.md", "| CQ28 |")):
+        (line,) = [line for line in (rules / page).read_text(encoding="utf-8").splitlines() if line.startswith(row)]
+        assert "(README.md#flags-per-ruleset)" in line and "SHOULD" not in line and "other than the" not in line
