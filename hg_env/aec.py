@@ -70,11 +70,28 @@ Errors. ``raw_env`` raises ``ValueError`` naming the problem for an illegal move
 action that is not an int, bad options or flags, and leaves the env exactly as it
 was (rewards, RNG, game). ``env()`` adds PettingZoo's standard wrappers.
 
+Reset options. ``reset(seed=..., options={"regular_deck": [...], "menhir_deck": [...]})``
+(``"bonus_deck"`` in hg2002, only ``"regular_deck"`` in carcassonne) replays a given deck order,
+checked as docs/rules/README.md "Decks given in draw order" says. A key that names a deck this
+ruleset does not have, or is one typo away from a deck name (``"regular_decks"``), raises
+``ValueError``: a deck silently dealt at random would spoil an experiment. Other keys are left
+alone, as Gymnasium leaves options to the env (wrappers and tools pass their own; PettingZoo's
+``api_test`` passes ``{"options": 1}``).
+
+Warnings. ``pettingzoo.test.api_test`` passes; it warns, on every observation,
+"Observation is not a NumPy array" and, twice, "Observation space for each agent probably
+should be gymnasium.spaces.box or gymnasium.spaces.discrete". Both are PettingZoo's checks for
+envs without an action mask: it exempts its own masked games by name (a list inside
+``api_test``), and the ``Dict(observation, action_mask)`` observation above is the same
+convention as those games (chess, go, connect four), so the warnings are expected and harmless.
+Nothing in hg_env warns during ``api_test`` (tests/test_env.py checks every ruleset).
+
 Version history: v0, the first release of each env.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import numpy as np
@@ -90,6 +107,7 @@ from hg_env.core.ruleset import DEFAULT_RULESET
 from hg_env.game import Game, check_action
 
 REWARDS = ("win", "score_diff", "score")
+DECK_OPTIONS = ("regular_deck", "menhir_deck", "bonus_deck")  # the deck reset options of every ruleset
 _THE_GAME = np.zeros(1, dtype=np.intp)  # the Game's state holds one game: row 0
 
 
@@ -109,6 +127,13 @@ def classic_env(**kwargs: Any) -> AECEnv:
 def carcassonne_env(**kwargs: Any) -> AECEnv:
     """``env(ruleset="carcassonne", ...)``: ``carcassonne_v0``."""
     return env(ruleset="carcassonne", **kwargs)
+
+
+def _names_a_deck(key: object) -> bool:
+    """A reset option key meant as a deck: it says "deck", or is one typo away from a deck option's name."""
+    if not isinstance(key, str):
+        return False
+    return "deck" in key.lower() or bool(difflib.get_close_matches(key, DECK_OPTIONS, n=1, cutoff=0.8))
 
 
 def rank_rewards(scores: list[int]) -> list[float]:
@@ -188,9 +213,12 @@ class raw_env(AECEnv):
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict or None, got {options!r}")
         options = dict(options or {})
-        unknown = sorted(set(options) - set(self.reset_options))
-        if unknown:  # a warning, not an error: PettingZoo's api_test passes arbitrary options
-            logger.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(self.reset_options)}")
+        decks = [key for key in options if key not in self.reset_options and _names_a_deck(key)]
+        if decks:  # other keys are not ours: left alone (the env card, "Reset options")
+            raise ValueError(
+                f"reset option(s) {decks} name no deck of ruleset {self.rules.ruleset!r}; "
+                f"its deck options: {list(self.reset_options)}"
+            )
         rng, rng_seed = self.np_random, self.np_random_seed
         if seed is not None:
             check_int("seed", seed, 0, 2**63 - 1)

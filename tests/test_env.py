@@ -46,11 +46,51 @@ def play_random(env, seed: int, check=None) -> dict[str, float]:
     return totals
 
 
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_pettingzoo_api_test(num_players: int) -> None:
+# The warnings PettingZoo's api_test gives every env whose observation is the action-mask Dict (the env
+# card, "Warnings"): it exempts only its own masked games, by name. Matched by message; anything else fails.
+API_TEST_WARNINGS = {
+    "Observation is not a NumPy array": "every observe: ours is Dict(observation, action_mask), as chess's",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete": (
+        "the same check on the space, twice"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "num_players", "flags"),
+    [
+        ("hg2020", 2, {}),
+        ("hg2020", 4, {}),
+        ("hg2002", 3, {}),
+        ("carcassonne", 2, {}),
+        ("carcassonne", 3, {"river": True}),
+    ],
+)
+def test_pettingzoo_api_test_warns_only_its_documented_warnings(ruleset: str, num_players: int, flags: dict) -> None:
+    """api_test passes for every ruleset, and nothing warns but PettingZoo's two documented checks (ours once
+    warned "ignoring unknown reset option(s) ['options']" at the {"options": 1} api_test passes)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(hg_env.env(num_players=num_players, ruleset=ruleset, **flags), num_cycles=300)
+    unexpected = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught if str(w.message) not in API_TEST_WARNINGS]
+    assert not unexpected, unexpected
+    assert {str(w.message) for w in caught} == set(API_TEST_WARNINGS)  # the list is exact, not stale
+
+
+def test_reset_options_that_are_not_decks_are_left_alone_and_deck_typos_refused() -> None:
+    """The env card, "Reset options": keys that are not ours pass silently; a deck this ruleset lacks or a
+    misspelt deck name is a ValueError, and the env keeps its game."""
+    env = hg_env.raw_env(ruleset="hg2002")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(hg_env.env(num_players=num_players), num_cycles=300)
+        warnings.simplefilter("error")
+        env.reset(seed=0, options={"options": 1, "render_fps": 4, 7: None})
+    game = env.game
+    for key in ("menhir_deck", "regular_decks", "reguler_deck", "deck", "bonusDeck"):
+        with pytest.raises(
+            ValueError, match=rf"^reset option\(s\) \['{key}'\] name no deck of ruleset 'hg2002'; its deck"
+        ):
+            env.reset(seed=1, options={key: [3]})
+        assert env.game is game
 
 
 def test_pettingzoo_seed_test() -> None:
