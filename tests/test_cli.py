@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hg_env.agents.base import REGISTRY, Agent, _load_builtin_agents, agent_options, register
@@ -14,6 +16,8 @@ from hg_env.cli import build_parser, main
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import RULESETS
 from hg_env.rule_flags import game_title, parse_flags
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -152,3 +156,32 @@ def test_game_titles_name_the_flags_in_force(ruleset: str, flags: dict, title: s
 def test_commands_that_make_games_take_rule_flags(command: str) -> None:
     args = _subcommands()[command].parse_args(["--flag", "river=true", "--flag", "abbot=false"])
     assert args.flags == ["river=true", "abbot=false"]
+
+
+# ---------------------------------------------------------------- hgenv quickstart's last lines
+
+
+def test_quickstart_ends_with_the_evaluation_the_readme_quotes(tmp_path) -> None:
+    """make run's last line is the trained agent's final evaluation, labelled, in the README's words
+    (figure quickstart-eval), after one line per opponent; not the rating tournament's table."""
+    pytest.importorskip("sb3_contrib")
+    from hg_env.train.quickstart import final_evaluation
+
+    from hg_env.figures import MARKER, quickstart_eval
+
+    result = {"games": 100, "wins": 64.0, "ci_low": 0.542, "ci_high": 0.727, "mean_score": 101.5}
+    final = {
+        "random": {**result, "opponent": "random", "win_rate": 1.0, "ci_low": 0.963, "ci_high": 1.0},
+        "greedy": {**result, "opponent": "greedy", "win_rate": 0.64, "mean_opponent_score": 95.25},
+    }
+    final["random"]["mean_opponent_score"] = 40.0
+    (tmp_path / "final_eval.json").write_text(json.dumps(final))
+    lines = final_evaluation(tmp_path)
+    assert lines[0] == f"Evaluation of the trained agent ({tmp_path / 'final_eval.json'}, seats swapped):"
+    assert lines[1] == "  vs random: won 100.0% [96.3, 100.0] of 100 games, mean score 101.5 vs 40.0"
+    assert lines[2] == "  vs greedy: won 64.0% [54.2, 72.7] of 100 games, mean score 101.5 vs 95.2"
+    assert lines[-1] == f"quickstart evaluation: {quickstart_eval(final)}"
+    published = dict(MARKER.findall((ROOT / "README.md").read_text(encoding="utf-8")))["quickstart-eval"]
+    shape = r"\d+\.\d% \[\d+\.\d, \d+\.\d\] vs (random|greedy)"  # the figure's words, whatever its numbers
+    assert re.sub(shape, "X", quickstart_eval(final)) == re.sub(shape, "X", published)
+    assert final_evaluation(tmp_path / "elsewhere")[-1].startswith("Evaluation of the trained agent: none (")

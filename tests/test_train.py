@@ -570,6 +570,10 @@ def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.Monke
     assert cli_main(["quickstart", "--config", str(TINY), "--games", "2", "--out", "results"]) == 0
     out = capsys.readouterr().out
     assert "| # | agent |" in out and "policy:path=runs/tiny/final_model.zip" in out
+    # It ends with the trained agent's final evaluation (the README's quickstart-eval), labelled.
+    *_, random_line, greedy_line, last = out.rstrip("\n").splitlines()
+    assert random_line.startswith("  vs random: won ") and greedy_line.startswith("  vs greedy: won ")
+    assert last.startswith("quickstart evaluation: ") and last.endswith("greedy (its final evaluation, 4 games each)")
     for name in ("ratings.png", "final_board.png", "summary.md"):
         assert (tmp_path / "results" / name).is_file(), name
     # A second run reuses the trained policy and the finished tournament.
