@@ -14,17 +14,30 @@ Every lookup takes the ruleset's name and every cache is keyed by it. Directions
 follow RULES.md R2.2: a tile placed with rotation r shows its printed side
 (d - r) % 4 in direction d, and the clockwise order of zones along a side is unchanged.
 
-Text block of one tile (5 rows x 9 columns; ``compact`` blocks are 3 x 7)::
+Text block of one tile (5 rows x 9 columns)::
 
-    +..~~~..+     N side: . meadow  # forest  ~ river (meadow, river, meadow)
+    +..~~~,,+     N side: . meadow  # forest  ~ river (meadow, river, another meadow)
     #57     #     W side, tile id, E side
     #  ^o2  #     contents: menhir forest, lake with 2 fish (animals M A D T ...)
     # h1@o  #     occupant: hut of player 1 on the lake
     +#######+     S side; '*' corners mark the tile placed last
 
-Carcassonne's blocks read ``.`` field, ``C`` city, ``=`` road, ``~`` river, with
-``S`` a coat of arms, ``M`` a monastery, ``G`` a garden, ``m1@C`` a meeple of P1 on
-a city and ``a1@M`` the abbot of P1 on a monastery.
+The sides of one zone share a sign, and a tile's second, third ... zone of a kind takes the next sign
+(``ZONE_VARIANTS``: ``, : ;`` meadows or fields, ``& H`` forests, ``c`` a city; ``-`` a river from its
+spring), so tiles whose features connect differently never draw alike (Carcassonne tile 18, one city
+through the tile, against tile 19, two city caps). Carcassonne's blocks read ``.`` field, ``C`` city,
+``=`` road, ``~`` river, with ``S`` a coat of arms, ``M`` a monastery, ``G`` a garden, ``m1@C`` a meeple
+of P1 on a city and ``a1@M`` the abbot of P1 on a monastery.
+
+The compact board (``compact=True``) draws one line per board row and four characters per tile: the
+figure on it (``m1C``, ``p0#``), else the signs of its features (``C=.``); a finished two-player game of
+any ruleset fits 100 columns x 40 lines with its legend and scores. ``render_ansi`` (so ``Game.render("ansi")``
+and ``render_mode="ansi"``) chooses it by default when the full board is wider than 100 columns
+(``ANSI_WIDTH``); ``hgenv play`` when the full board is wider than the terminal.
+
+The picture (``render_rgb``) names each seat by its colour (``names``: ``P0 (greedy)``), sets the latest
+events in whole sentences wrapped to the panel, and its key explains the figures, the frame of the tile
+placed last and the zone numbers on a tile awaiting a figure.
 
 The image needs Pillow, an optional extra (``pip install hg-env[render]``); it
 is imported only when an image is drawn.
@@ -44,7 +57,6 @@ from hg_env.core.tiles import (
     DIRECTION_NAMES,
     KIND_RIVER,
     KIND_RIVER_LAKE,
-    MEADOW,
     Z_WATER,
     load_catalogue,
 )
@@ -350,6 +362,11 @@ def deck_text(game: Game) -> str:
 
 SIDE_CHAR = {"meadow": ".", "forest": "#", "river": "~", "field": ".", "city": "C", "road": "="}
 ZONE_CHAR = {**SIDE_CHAR, "lake": "o", "monastery": "M", "garden": "G"}
+# The signs of a tile's first, second, third ... zone of one kind: the sides of one zone share its sign, so a
+# city running through a tile (carcassonne tile 18) never reads like two city caps (tile 19), and two meadows
+# cut apart by a forest never read like one. Roads, rivers and lakes read apart by their banks and contents.
+ZONE_VARIANTS = {"meadow": ".,:;", "field": ".,:;", "forest": "#&H", "city": "Cc"}
+SPRING_CHAR = "-"  # a river that starts on the tile: a spring's river never reads like one into the lake
 ANIMAL_CHAR = {"mammoth": "M", "aurochs": "A", "deer": "D", "tiger": "T"}
 GLYPH_CHAR = {
     "menhir": "^",
@@ -372,32 +389,36 @@ SPECIAL_CODES = {
 }
 ANSI_COLORS = ("\x1b[31m", "\x1b[34m", "\x1b[32m", "\x1b[33m", "\x1b[35m")  # red blue green yellow purple
 ANSI_RESET = "\x1b[0m"
+ANSI_WIDTH = 100  # render_ansi draws the compact board when the full one is wider than this (a terminal's width)
 
 ANSI_LEGEND = (
-    "legend: . meadow  # forest  ~ river (a river side reads meadow~river~meadow)  * corners: the tile placed last\n"
-    "        M mammoth  A aurochs  D deer  T tiger  x cancelled animal  o2 lake with 2 fish  f1 fish in a river\n"
-    "        ^ menhir  % mushrooms  Sh shaman  Lb logboat  Ht hunting trap  Pt pit trap  Wf wildfire  Rf raft\n"
-    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile to place fits here"
+    "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
+    "        , : ; a tile's 2nd, 3rd, 4th meadow  & H its 2nd, 3rd forest (one zone's sides share a sign)\n"
+    "        M mammoth  A aurochs  D deer  T tiger  x cancelled  o2 lake with 2 fish  f1 fish in a river\n"
+    "        ^ menhir  % mushrooms  Sh shaman  Lb logboat Ht hunting trap Pt pit trap Wf wildfire Rf raft\n"
+    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
 )
 COMPACT_LEGEND = (
-    "legend: . meadow  # forest  ~ river   * corners: the tile placed last   x,y: the tile to place fits here\n"
-    "        61p1# tile 61 with a pawn of P1 on its forest (. meadow, ~ river); h1o hut of P1 on a lake"
+    "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
+    "        p1# pawn of P1 on a forest (p1. meadow, p1~ river)  h1o hut of P1 on a lake  [ ] tile fits"
 )
 HG2002_LEGEND = (
-    "legend: . meadow  # forest  ~ river (a river side reads meadow~river~meadow)  * corners: the tile placed last\n"
+    "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
+    "        , : ; a tile's 2nd, 3rd, 4th meadow  & H its 2nd, 3rd forest (one zone's sides share a sign)\n"
     "        M mammoth  A aurochs  D deer  T tiger  o2 lake with 2 fish  Vo the volcano (start tile)\n"
     "        $ gold nugget (closing its forest earns a bonus tile)  % mushrooms  Sr shrine  Fi fire\n"
-    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile to place fits here"
+    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
 )
 CARCASSONNE_LEGEND = (
-    "legend: . field  C city  = road (a road side reads field=road=field)  ~ river  * corners: the tile placed last\n"
+    "legend: . field  C city  = road (a side: bank=bank)  ~ river (- from a spring)  * corners: last tile\n"
+    "        , : ; a tile's 2nd, 3rd, 4th field  c its 2nd city (one zone's sides share a sign)\n"
     "        S coat of arms  M monastery  G garden\n"
-    "        m1@C meeple of P1: a knight on a city (@= highwayman on a road, @. farmer on a field, @M monk)\n"
+    "        m1@C meeple of P1: knight on a city (@= highwayman on a road, @. farmer on a field, @M monk)\n"
     "        a1@G abbot of P1 on a garden (a1@M on a monastery)   x,y: the tile to place fits here"
 )
 CARCASSONNE_COMPACT_LEGEND = (
-    "legend: . field  C city  = road  ~ river   * corners: the tile placed last   x,y: the tile to place fits here\n"
-    "        61m1C tile 61 with a meeple of P1 on its city (= road, . field, M monastery); a1G abbot of P1 on a garden"
+    "legend: a tile shows its figure, else its features: C city  M monastery  G garden  = road  ~ river\n"
+    "        m1C meeple of P1 on a city (= road, . field, M monk)  a1G abbot  * last tile  [ ] tile fits"
 )
 LEGENDS = {  # ruleset -> (full legend, compact legend)
     "hg2020": (ANSI_LEGEND, COMPACT_LEGEND),
@@ -405,36 +426,45 @@ LEGENDS = {  # ruleset -> (full legend, compact legend)
     "carcassonne": (CARCASSONNE_LEGEND, CARCASSONNE_COMPACT_LEGEND),
 }
 
-
-@dataclass(frozen=True)
-class BlockStyle:
-    """Size of one tile's character block: ``inner`` columns between the W and E sides."""
-
-    inner: int  # characters between the corners (N/S side length)
-    rows: int  # rows between the corners (E/W side length)
-
-    @property
-    def width(self) -> int:
-        return self.inner + 2
-
-    @property
-    def height(self) -> int:
-        return self.rows + 2
+BLOCK_INNER, BLOCK_ROWS = 7, 3  # a tile's block: the characters between its corners across, and down
+BLOCK_WIDTH, BLOCK_HEIGHT = BLOCK_INNER + 2, BLOCK_ROWS + 2
+COMPACT_CELL = 4  # a compact tile: a gap ('*' before the tile placed last) and three characters
+COMPACT_SIGNS = ("city", "monastery", "garden", "road", "forest", "lake", "river")  # a compact tile's order
 
 
-FULL, COMPACT = BlockStyle(7, 3), BlockStyle(5, 1)
+@cache
+def zone_chars(ruleset: str, tile: int, rotation: int) -> dict[int, str]:
+    """Local zone -> its sign on the text board: its kind's sign (``ZONE_CHAR``), or for a tile's second,
+    third ... zone of a kind the next sign of ``ZONE_VARIANTS``, counted along the sides as placed (N, E, S,
+    W, each clockwise), then the zones that touch no side; a river from a spring on the tile reads
+    ``SPRING_CHAR`` (shared: do not modify)."""
+    zones = tile_zones(ruleset, tile)
+    order = [z for d in range(4) for z in side_zones(ruleset, tile, rotation, d)] + sorted(zones)
+    counts: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for z in order:
+        if z in out:
+            continue
+        kind = zones[z]["type"]
+        signs = SPRING_CHAR if _is_spring(ruleset, tile, zones[z]) else ZONE_VARIANTS.get(kind, ZONE_CHAR[kind])
+        out[z] = signs[min(counts.get(kind, 0), len(signs) - 1)]
+        counts[kind] = counts.get(kind, 0) + 1
+    return out
 
 
-def _side_text(ruleset: str, tile: int, rotation: int, direction: int, style: BlockStyle = FULL) -> str:
-    """The side's terrain, west to east for N/S and north to south for E/W."""
-    spec = get_ruleset(ruleset)
-    terrain = spec.terrain_names[int(spec.tiles.SIDE_TYPE[tile, rotation, direction]) - 1]
-    length = style.inner if direction in (0, 2) else style.rows
-    if not spec.tiles.SIDE_SPLIT[tile, rotation, direction]:
-        return SIDE_CHAR[terrain] * length
-    middle = SIDE_CHAR[terrain] * (1 if length < 7 else 3)  # a river or road between its banks
-    bank = SIDE_CHAR[spec.terrain_names[MEADOW - 1]]
-    return f"{middle:{bank}^{length}}"
+def _side_text(ruleset: str, tile: int, rotation: int, direction: int) -> str:
+    """The signs of a side as drawn: west to east for N and S, north to south for E and W; a side that a
+    river or road splits reads bank, river or road, bank."""
+    signs = zone_chars(ruleset, tile, rotation)
+    zones = side_zones(ruleset, tile, rotation, direction)  # clockwise: S runs east to west, W south to north
+    if direction in (2, 3):
+        zones = zones[::-1]
+    length = BLOCK_INNER if direction in (0, 2) else BLOCK_ROWS
+    if len(zones) == 1:
+        return signs[zones[0]] * length
+    bank = (length - 3) // 2 if length >= 7 else (length - 1) // 2
+    west, middle, east = (signs[z] for z in zones)
+    return west * bank + middle * (length - 2 * bank) + east * bank
 
 
 def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]) -> str:
@@ -455,7 +485,7 @@ def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]
         if zone.get("special"):
             parts.append(SPECIAL_CODES[zone["special"]])
     text = "".join(parts)
-    return text if len(text) <= 7 else text.replace("o", "")[:7]
+    return text if len(text) <= BLOCK_INNER else text.replace("o", "")[:BLOCK_INNER]
 
 
 def _tile_block(
@@ -466,73 +496,109 @@ def _tile_block(
     occupant: tuple[int, str] | None = None,
     last: bool = False,
     color: bool = False,
-    style: BlockStyle = FULL,
 ) -> list[str]:
-    """The character block of a tile; ``occupant`` is (seat, text) such as (1, "p1@#")."""
+    """The character block of a tile (5 rows of 9); ``occupant`` is (seat, text) such as (1, "p1@#")."""
     corner = "*" if last else "+"
-    north, east, south, west = (_side_text(ruleset, tile, rotation, d, style) for d in range(4))
+    north, east, south, west = (_side_text(ruleset, tile, rotation, d) for d in range(4))
     seat, who = occupant or (None, "")
-    if style == COMPACT:
-        who = who.replace("@", "")
-        inner = [f"{tile:<2}{who:>3}"]
-        at = 0
-    else:
-        cancelled = _cancelled_by_zone(game, tile) if game is not None else {}
-        inner = [f"{tile:<7}", f"{_contents_text(ruleset, tile, cancelled):^7}", f"{who:^7}"]
-        at = 2
+    cancelled = _cancelled_by_zone(game, tile) if game is not None else {}
+    inner = [f"{tile:<7}", f"{_contents_text(ruleset, tile, cancelled):^7}", f"{who:^7}"]
     if color and who:
-        inner[at] = inner[at].replace(who, ANSI_COLORS[seat] + who + ANSI_RESET)
+        inner[2] = inner[2].replace(who, ANSI_COLORS[seat] + who + ANSI_RESET)
     rows = [corner + north + corner]
-    rows += [west[i] + inner[i] + east[i] for i in range(style.rows)]
-    rows.append(corner + south[::-1] + corner)
+    rows += [west[i] + inner[i] + east[i] for i in range(BLOCK_ROWS)]
+    rows.append(corner + south + corner)
     return rows
 
 
-def _empty_block(label: str = "", style: BlockStyle = FULL) -> list[str]:
-    rows = [" " * style.width] * style.height
-    rows[style.height // 2] = f"{label:^{style.width}}"
-    return rows
+def _compact_cell(ruleset: str, tile: int, occupant: tuple[int, str] | None, last: bool, color: bool) -> str:
+    """A tile of the compact board: its figure (``m1C``), else the signs of its features (``C=.``)."""
+    mark = "*" if last else " "
+    if occupant is not None:
+        seat, who = occupant
+        who = who.replace("@", "")
+        return mark + (ANSI_COLORS[seat] + who + ANSI_RESET if color else who)
+    kinds = {zone["type"] for zone in tile_zones(ruleset, tile).values()}
+    signs = "".join(ZONE_CHAR[k] for k in COMPACT_SIGNS if k in kinds)[:3]
+    return mark + f"{signs:.<3}"  # the rest is meadow (field)
 
 
-def _occupant_texts(game: Game) -> dict[tuple[int, int], tuple[int, str]]:
+def _occupant_texts(game: Game, compact: bool = False) -> dict[tuple[int, int], tuple[int, str]]:
+    """(x, y) -> (seat, ``p1@#``): the figure on a tile, its zone by the zone's own sign (``ZONE_CHAR`` in the
+    compact board, which draws no sides)."""
     out = {}
     for seat, kind, x, y, local in game.occupants():
-        tile, _ = game.tile_at(x, y)
-        out[(x, y)] = (seat, f"{kind[0]}{seat}@{ZONE_CHAR[tile_zones(game.ruleset, tile)[local]['type']]}")
+        tile, rot = game.tile_at(x, y)
+        zone = (
+            ZONE_CHAR[tile_zones(game.ruleset, tile)[local]["type"]]
+            if compact
+            else zone_chars(game.ruleset, tile, rot)[local]
+        )
+        out[(x, y)] = (seat, f"{kind[0]}{seat}@{zone}")
     return out
+
+
+def _compact_bounds(game: Game) -> tuple[int, int, int, int]:
+    """(xmin, xmax, ymin, ymax): the placed tiles and the positions where the tile to place fits."""
+    cells = [(x, y) for _, x, y, _ in game.placed_tiles()] + sorted(_legal_positions(game))
+    xs, ys = [x for x, _ in cells] or [0], [y for _, y in cells] or [0]
+    return min(xs), max(xs), min(ys), max(ys)
 
 
 def ansi_board(game: Game, color: bool = False, compact: bool = False) -> str:
     """Only the board: tile blocks with x / y rulers, cropped to the occupied part plus one cell.
 
-    ``compact`` uses 3 x 7 blocks (tile id and occupant only) instead of 5 x 9.
+    ``compact``: one line per board row and four characters per tile (its figure, else its features), cropped
+    to the placed tiles and the positions where the tile to place fits.
     """
-    style = COMPACT if compact else FULL
+    if compact:
+        return _compact_board(game, color)
     xmin, xmax, ymin, ymax = board_bounds(game)
     occupants = _occupant_texts(game)
     legal = _legal_positions(game)
     last = _last_position(game)
-    lines = [(" " * 6 + "".join(f"{f'x={x}':^{style.width}}" for x in range(xmin, xmax + 1))).rstrip()]
+    lines = [(" " * 6 + "".join(f"{f'x={x}':^{BLOCK_WIDTH}}" for x in range(xmin, xmax + 1))).rstrip()]
     for y in range(ymin, ymax + 1):
         blocks = []
         for x in range(xmin, xmax + 1):
             placed = game.tile_at(x, y)
             if placed is None:
-                blocks.append(_empty_block(f"{x},{y}" if (x, y) in legal else "", style))
+                label = f"{x},{y}" if (x, y) in legal else ""
+                blocks.append([" " * BLOCK_WIDTH] * 2 + [f"{label:^{BLOCK_WIDTH}}"] + [" " * BLOCK_WIDTH] * 2)
             else:
                 who = occupants.get((x, y))
-                last_here = (x, y) == last
-                blocks.append(_tile_block(game, game.ruleset, *placed, who, last_here, color=color, style=style))
-        for row in range(style.height):
-            label = f"y={y}" if row == style.height // 2 else ""
+                blocks.append(_tile_block(game, game.ruleset, *placed, who, (x, y) == last, color=color))
+        for row in range(BLOCK_HEIGHT):
+            label = f"y={y}" if row == BLOCK_HEIGHT // 2 else ""
             lines.append((f"{label:>5} " + "".join(b[row] for b in blocks)).rstrip())
+    return "\n".join(lines)
+
+
+def _compact_board(game: Game, color: bool) -> str:
+    xmin, xmax, ymin, ymax = _compact_bounds(game)
+    occupants = _occupant_texts(game, compact=True)
+    legal = _legal_positions(game)
+    last = _last_position(game)
+    lines = ["y\\x" + "".join(f"{x:>{COMPACT_CELL}}" for x in range(xmin, xmax + 1))]
+    for y in range(ymin, ymax + 1):
+        cells = []
+        for x in range(xmin, xmax + 1):
+            placed = game.tile_at(x, y)
+            if placed is None:
+                cells.append(" [ ]" if (x, y) in legal else " " * COMPACT_CELL)
+            else:
+                cells.append(_compact_cell(game.ruleset, placed[0], occupants.get((x, y)), (x, y) == last, color))
+        lines.append((f"{y:>3}" + "".join(cells)).rstrip())
     return "\n".join(lines)
 
 
 def ansi_board_width(game: Game, compact: bool = False) -> int:
     """Characters per line of ``ansi_board`` (to choose the compact form on narrow terminals)."""
+    if compact:
+        xmin, xmax, _, _ = _compact_bounds(game)
+        return 3 + (xmax - xmin + 1) * COMPACT_CELL
     xmin, xmax, _, _ = board_bounds(game)
-    return 6 + (xmax - xmin + 1) * (COMPACT if compact else FULL).width
+    return 6 + (xmax - xmin + 1) * BLOCK_WIDTH
 
 
 def ansi_legend(game: Game, compact: bool = False) -> str:
@@ -560,8 +626,8 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
     if game.phase == "place" and tile is not None:
         lines.append(f"{who} to place tile {tile}{extra}:")
         blocks = [_tile_block(None, ruleset, tile, r) for r in range(4)]
-        lines.append(("   " + "   ".join(f"{f'r{r}':^{FULL.width}}" for r in range(4))).rstrip())
-        lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(FULL.height)]
+        lines.append(("   " + "   ".join(f"{f'r{r}':^{BLOCK_WIDTH}}" for r in range(4))).rstrip())
+        lines += ["   " + "   ".join(b[row] for b in blocks) for row in range(BLOCK_HEIGHT)]
         zones = tile_zones(ruleset, tile)
         lines.append("zones: " + "; ".join(f"{z} {zone_summary(ruleset, tile, z)}" for z in sorted(zones)))
     elif game.phase == "occupy":
@@ -590,12 +656,22 @@ def retake_figure(game: Game) -> str:
 
 
 def render_ansi(
-    game: Game, names: list[str] | None = None, color: bool = False, compact: bool = False, legend: bool = True
+    game: Game,
+    names: list[str] | None = None,
+    color: bool = False,
+    compact: bool | None = None,
+    legend: bool = True,
+    width: int = ANSI_WIDTH,
 ) -> str:
     """The text board with a legend, scores, supplies and the tile to place.
 
-    Plain text unless ``color`` (ANSI colours for the players); ``compact`` draws smaller tile blocks.
+    Plain text unless ``color`` (ANSI colours for the players). ``compact``: True draws one line per board
+    row (a finished two-player game fits 100 columns x 40 lines), False the full 5 x 9 tile blocks, None
+    (the default, also ``Game.render("ansi")`` and the environments' ``render_mode="ansi"``) chooses the
+    compact board when the full one is wider than ``width`` columns.
     """
+    if compact is None:
+        compact = ansi_board_width(game) > width
     parts = [ansi_board(game, color, compact), ""]
     if legend:
         parts += [ansi_legend(game, compact), ""]
@@ -1486,22 +1562,47 @@ def render_rgb(
     bounds: tuple[int, int, int, int] | None = None,
     names: list[str] | None = None,
     show_zone_numbers: bool = True,
+    texts: list[str] | None = None,
 ) -> np.ndarray:
     """[H, W, 3] uint8 picture: the board (cropped, with a one-cell margin) and a side panel.
 
-    ``bounds`` fixes the shown positions (e.g. the final board's, for an animation);
-    ``show_zone_numbers`` labels the zones of the tile just placed while it awaits an occupant.
+    ``bounds`` fixes the shown positions (e.g. the final board's, for an animation); ``names`` labels the
+    seats (``P0 (greedy)``, by each seat's colour); ``show_zone_numbers`` labels the zones of the tile just
+    placed while it awaits an occupant (the key explains them). ``texts``, if given, receives every string
+    the picture sets, in drawing order.
     """
-    Image, ImageDraw, _ = _pil()
+    Image, _, _ = _pil()
     layout = board_layout(game, tile_px, bounds)
     board_w = layout.left + layout.columns * tile_px + 8
     board_h = layout.top + layout.rows * tile_px + 8
     height = max(board_h, 600)
-    image = Image.new("RGB", (board_w + PANEL_WIDTH, height), TABLE_COLOR)
-    draw = ImageDraw.Draw(image)
-    _draw_board(image, draw, game, layout, show_zone_numbers)
-    _draw_panel(image, draw, game, board_w, names)
+    while True:  # a second pass only when the panel needs more height than the board
+        image = Image.new("RGB", (board_w + PANEL_WIDTH, height), TABLE_COLOR)
+        draw = _recording_draw(image)
+        _draw_board(image, draw, game, layout, show_zone_numbers)
+        needed = _draw_panel(image, draw, game, board_w, names, show_zone_numbers)
+        if needed <= height:
+            break
+        height = needed
+    if texts is not None:
+        texts.extend(draw.texts)
     return np.asarray(image, dtype=np.uint8).copy()
+
+
+def _recording_draw(image: Image.Image) -> ImageDraw.ImageDraw:
+    """``ImageDraw.Draw(image)`` that also keeps every string it sets in ``.texts``."""
+    _, ImageDraw, _ = _pil()
+
+    class RecordingDraw(ImageDraw.ImageDraw):
+        def __init__(self, im: Image.Image) -> None:
+            super().__init__(im)
+            self.texts: list[str] = []
+
+        def text(self, xy: tuple[float, float], text: str, *args, **kwargs) -> None:  # type: ignore[override]
+            self.texts.append(text)
+            super().text(xy, text, *args, **kwargs)
+
+    return RecordingDraw(image)
 
 
 def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, numbers: bool) -> None:
@@ -1538,7 +1639,7 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
         ox, oy = layout.cell_origin(*last)
         draw.rectangle((ox - 2, oy - 2, ox + px + 1, oy + px + 1), outline=INK, width=1)
         draw.rectangle((ox - 1, oy - 1, ox + px, oy + px), outline=HIGHLIGHT, width=4)
-        if numbers and game.phase == "occupy":
+        if _zone_numbers_shown(game, numbers):
             _draw_zone_numbers(draw, game, layout, last)
 
 
@@ -1573,10 +1674,13 @@ def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayou
         _text_centered(draw, (cx, cy + 0.5), str(local), max(9, int(r * 1.5)), INK)
 
 
-def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left: int, names: list[str] | None) -> None:
-    """Scores, supplies, the tile to place, deck counts, recent scoring and a key."""
+def _draw_panel(
+    image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left: int, names: list[str] | None, numbers: bool
+) -> int:
+    """Scores, supplies, the tile to place, deck counts, recent scoring and a key; returns the height it needs."""
     spec = game.rules.spec
     x0, y = left + 12, 14
+    right = image.width - 10  # the panel's text ends here
     draw.rectangle((left, 0, image.width, image.height), fill=(250, 247, 240))
     draw.line((left, 0, left, image.height), fill=GRID_COLOR, width=2)
     draw.text((x0, y), spec.title.split(" (")[0], fill=INK, font=_font(18))
@@ -1588,8 +1692,8 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
         if turn:
             draw.polygon([(x0 - 10, y + 4), (x0 - 3, y + 10), (x0 - 10, y + 16)], fill=INK)
         draw.rectangle((x0, y + 2, x0 + 16, y + 18), fill=color, outline=INK)
-        name = player_name(seat, names)
-        draw.text((x0 + 24, y + 1), f"{name}: {game.scores[seat]}", fill=INK, font=_font(16))
+        label = f"{player_name(seat, names)}: {game.scores[seat]}"  # the seat's name by its colour
+        y = _text_lines(draw, (x0 + 24, y + 1), label, 16, INK, right) - 19
         supply = dict(zip((k.name for k in spec.occupants), game.supply(seat)))
         sx = x0 + 30
         for i, (kind, piece) in enumerate(kinds):
@@ -1597,13 +1701,12 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
             for _ in range(supply[kind]):
                 _figure(draw, piece, False, sx, y + 32, 15, color)
                 sx += 17 if piece == HUT else 15
-        draw.text((x0 + 180, y + 25), supply_text(game, seat), fill=(90, 90, 90), font=_font(11))
+        draw.text((right, y + 32), supply_text(game, seat), fill=(90, 90, 90), font=_font(SMALL_TEXT), anchor="rm")
         y += 50
     y += 4
     if game.is_over:
         winners = " & ".join(player_name(p, names) for p in game.winners)
-        draw.text((x0, y), f"Game over. Winner: {winners}", fill=INK, font=_font(14))
-        y += 24
+        y = _text_lines(draw, (x0, y), f"Game over. Winner: {winners}", 14, INK, right) + 6
     else:
         who = player_name(game.current_player, names)
         extra = " (extra turn)" if game.extra_turn else ""
@@ -1611,8 +1714,7 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
         if game.legal_retakes() and not game.legal_occupants():
             occupy = f"may take back their {retake_figure(game)}"
         verb = {"place": "to place", "occupy": occupy, "retake": "may take back a pawn"}
-        draw.text((x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", fill=INK, font=_font(14))
-        y += 22
+        y = _text_lines(draw, (x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", 14, INK, right) + 4
         tile = game.tile_to_place
         if game.phase == "place" and tile is not None:
             size = 96
@@ -1620,7 +1722,7 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
             draw.rectangle((x0 - 1, y - 1, x0 + size, y + size), outline=INK)
             draw.text((x0 + size + 10, y + 4), f"tile {tile}", fill=INK, font=_font(16))
             for i, line in enumerate(("shown as r0;", "r1, r2, r3 turn it", "clockwise by quarters")):
-                draw.text((x0 + size + 10, y + 28 + 15 * i), line, fill=(90, 90, 90), font=_font(11))
+                draw.text((x0 + size + 10, y + 28 + 17 * i), line, fill=(90, 90, 90), font=_font(SMALL_TEXT))
             y += size + 10
     regular, extra_left = game.deck_sizes
     deck = f"{regular} regular, {extra_left} {spec.extra_deck}" if spec.extra_deck else str(regular)
@@ -1630,16 +1732,60 @@ def _draw_panel(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left:
     if recent:
         draw.text((x0, y), "Latest:", fill=INK, font=_font(13))
         y += 18
-        for event in recent:
-            text = describe_event(event)
-            draw.text((x0 + 4, y), text if len(text) <= 38 else text[:37] + "…", fill=(60, 60, 60), font=_font(11))
-            y += 15
-        y += 8
-    key_top = max(y, image.height - 118)
-    if "city" in spec.terrain_names:
-        _draw_carcassonne_key(draw, x0, key_top, abbot=spec.pieces_of(game.rules)[ABBOT] > 0)
-    else:
-        _draw_hunters_key(draw, game.ruleset, x0, key_top)
+        for event in recent:  # whole sentences, wrapped at spaces; later lines indented
+            y = _text_lines(draw, (x0 + 4, y), describe_event(event, names), SMALL_TEXT, (60, 60, 60), right, 10) + 3
+        y += 6
+    key_height = _draw_key(_scratch_draw(), game, x0, 0, numbers)
+    key_top = max(y, image.height - key_height - 8)
+    return _draw_key(draw, game, x0, key_top, numbers) + 8
+
+
+SMALL_TEXT = 13  # the panel's small print; Aileron's spaces vanish below 13 pixels ("4tiles")
+
+
+def _scratch_draw() -> ImageDraw.ImageDraw:
+    """A drawing surface that nobody sees, for measuring what a layout needs."""
+    Image, ImageDraw, _ = _pil()
+    return ImageDraw.Draw(Image.new("RGB", (PANEL_WIDTH, 1000)))
+
+
+def _wrap(text: str, size: int, width: float, indent: float = 0) -> list[str]:
+    """``text`` in lines no wider than ``width`` pixels (later lines ``indent`` less), broken at spaces; a word
+    longer than a line is broken where it must."""
+    font = _font(size)
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if font.getlength(candidate) <= width - (indent if lines else 0):
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = word
+        while len(line) > 1 and font.getlength(line) > width - (indent if lines else 0):
+            room = width - (indent if lines else 0)
+            cut = next((i for i in range(len(line) - 1, 0, -1) if font.getlength(line[:i]) <= room), 1)
+            lines.append(line[:cut])
+            line = line[cut:]
+    return [*lines, line] if line else lines
+
+
+def _text_lines(
+    draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, fill: tuple, right: float, indent: int = 0
+) -> int:
+    """Draw ``text`` wrapped to end before pixel ``right`` (later lines ``indent`` further in); returns the y
+    below it."""
+    x, y = xy
+    for i, line in enumerate(_wrap(text, size, right - x, indent)):
+        draw.text((x + (indent if i else 0), y), line, fill=fill, font=_font(size))
+        y += size + 4
+    return round(y)
+
+
+def _zone_numbers_shown(game: Game, numbers: bool) -> bool:
+    """Whether the picture numbers the zones of the tile just placed (``_draw_zone_numbers``)."""
+    return numbers and game.phase == "occupy" and _last_position(game) is not None and bool(game.legal_occupants())
 
 
 @cache
@@ -1649,8 +1795,30 @@ def _ruleset_glyphs(ruleset: str) -> tuple[str, ...]:
     return tuple(g for g in GLYPH_NAMES if g in found)
 
 
-def _draw_hunters_key(draw: ImageDraw.ImageDraw, ruleset: str, x0: int, key_top: int) -> None:
-    """Animals with their points and the fish (left), the forest and meadow signs (right)."""
+def _draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, top: int, numbers: bool) -> int:
+    """The key: the ruleset's landscape and figures, then the marks on the board; returns the y below it."""
+    spec = game.rules.spec
+    if "city" in spec.terrain_names:
+        y = _draw_carcassonne_key(draw, x0, top, abbot=spec.pieces_of(game.rules)[ABBOT] > 0)
+    else:
+        y = _draw_hunters_key(draw, game, x0, top)
+    right = x0 + PANEL_WIDTH - 22
+    draw.rectangle((x0 + 1, y + 1, x0 + 17, y + 17), fill=MEADOW_COLOR, outline=HIGHLIGHT, width=3)
+    y = _text_lines(draw, (x0 + 24, y + 2), "the tile placed last", 12, INK, right) + 4
+    if _zone_numbers_shown(game, numbers):
+        zone = min(z for _, z in game.legal_occupants())  # one of the numbers on the board
+        draw.ellipse((x0 + 1, y + 1, x0 + 17, y + 17), fill=(255, 255, 255), outline=INK, width=2)
+        _text_centered(draw, (x0 + 9, y + 9.5), str(zone), 11, INK)
+        moves = " or ".join(sorted({f"'{kind} {z}'" for kind, z in game.legal_occupants() if z == zone}))
+        text = f"zone {zone} of the tile just placed: a figure may go there ({moves})"
+        y = _text_lines(draw, (x0 + 24, y + 2), text, 12, INK, right) + 4
+    return y
+
+
+def _draw_hunters_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
+    """Animals with their points and the fish (left), the forest and meadow signs (right), then the pawn and
+    the hut; returns the y below them."""
+    ruleset = game.ruleset
     points = get_ruleset(ruleset).points
     for i, animal in enumerate(ANIMALS):
         ky = key_top + i * 22
@@ -1665,10 +1833,20 @@ def _draw_hunters_key(draw: ImageDraw.ImageDraw, ruleset: str, x0: int, key_top:
     for i, glyph in enumerate(glyphs):
         GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
         draw.text((right + 12, key_top + 2 + 24 * i), GLYPH_NAMES[glyph], fill=INK, font=_font(12))
+    y = max(ky + 24, key_top + 24 * len(glyphs)) + 4
+    end = x0 + PANEL_WIDTH - 22
+    figures = [
+        (PAWN, "pawn: a hunter on a meadow, a gatherer on a forest, a fisher on a river"),
+        (HUT, "hut on a river or lake: scores the fish of its river system at the end"),
+    ]
+    for piece, text in figures:
+        _figure(draw, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
+        y = _text_lines(draw, (x0 + 24, y + 2), text, 12, INK, end) + 4
+    return y
 
 
-def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbot: bool) -> None:
-    """Cities, roads, coats of arms, monasteries and gardens (left), the figures (right)."""
+def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbot: bool) -> int:
+    """Cities, roads, coats of arms, monasteries and gardens (left), the figures (right); returns the y below."""
     ky = key_top
     draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=CITY_COLOR, outline=CITY_WALL, width=2)
     draw.text((x0 + 24, ky + 2), "city  2 a tile", fill=INK, font=_font(12))
@@ -1688,10 +1866,11 @@ def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbo
     figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
     figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
     for i, (lines, lying, piece) in enumerate(figures):
-        ky = key_top + 12 + 34 * i
-        _figure(draw, piece, lying, x0 + 135, ky, 18, (120, 120, 120))
+        fy = key_top + 12 + 34 * i
+        _figure(draw, piece, lying, x0 + 135, fy, 18, (120, 120, 120))
         for k, line in enumerate(lines):
-            draw.text((x0 + 150, ky - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=INK, font=_font(12))
+            draw.text((x0 + 150, fy - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=INK, font=_font(12))
+    return ky + 26
 
 
 def save_image(array: np.ndarray, path: str) -> None:

@@ -180,7 +180,7 @@ def test_narrow_terminals_get_the_compact_board(tmp_path: Path, monkeypatch: pyt
     out = io.StringIO()
     session = Session(["random"], seed=4, record_path=tmp_path / "n.json", out=out)
     assert session.run(reader(answers("quit"), [])) == 0
-    assert "61p1# tile 61 with a pawn of P1" in out.getvalue()
+    assert "p1# pawn of P1 on a forest" in out.getvalue()
 
 
 # ---------------------------------------------------------------- the other rulesets, --resume, demo

@@ -20,17 +20,23 @@ from hg_env import Game
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.tiles import ANIMALS
 from hg_env.render import (
+    ANSI_WIDTH,
     CANCEL_COLOR,
     COAT_COLOR,
     GOLD_COLOR,
     PANEL_WIDTH,
     PLAYER_COLORS,
     _content_spots,
+    _tile_block,
+    _wrap,
+    ansi_board,
+    ansi_board_width,
     board_bounds,
     board_layout,
     describe_event,
     render_ansi,
     render_rgb,
+    side_zones,
     tile_geometry,
     tile_zones,
     zone_raster,
@@ -67,6 +73,16 @@ DECKS = {
 SIDE_TYPE, TILE_ZONE = get_ruleset("hg2020").tiles.SIDE_TYPE, get_ruleset("hg2020").tiles.TILE_ZONE
 
 
+def random_game(ruleset: str, seed: int, **flags: object) -> Game:
+    """A finished two-player game of uniformly random moves (the sprawling boards: the widest text boards)."""
+    game = Game(2, seed=seed, ruleset=ruleset, **flags)
+    rng = np.random.default_rng(seed)
+    while not game.is_over:
+        actions = game.legal_actions()
+        game.step(actions[rng.integers(len(actions))])
+    return game
+
+
 def scripted_game(decisions: int, num_players: int = 2, ruleset: str = "hg2020") -> Game:
     """A deterministic game: fixed decks, a fixed choice rule, occupants whenever possible."""
     game = Game(num_players, ruleset=ruleset, **DECKS[ruleset])
@@ -99,7 +115,7 @@ def check_golden(name: str, text: str) -> None:
 
 
 def test_ansi_matches_golden(game: Game) -> None:
-    check_golden("ansi_board.txt", render_ansi(game, names=["alice", "bob"]))
+    check_golden("ansi_board.txt", render_ansi(game, names=["alice", "bob"], compact=False))
 
 
 def test_ansi_compact_matches_golden(game: Game) -> None:
@@ -107,7 +123,7 @@ def test_ansi_compact_matches_golden(game: Game) -> None:
 
 
 def test_ansi_shows_every_tile_occupant_and_score(game: Game) -> None:
-    text = render_ansi(game)
+    text = render_ansi(game, compact=False)
     board = text.split("legend:")[0]
     for tile, *_ in game.placed_tiles():
         assert f"{tile:<2}" in board
@@ -182,7 +198,7 @@ def test_cancelled_animals_are_crossed_out(game: Game) -> None:
     spot = _content_spots("hg2020", tile, rot, local)["animals"][0]
     cx, cy = board_layout(trapped).point(x, y, spot)
     assert tuple(picture[cy, cx]) == CANCEL_COLOR
-    assert "x" in render_ansi(trapped).split("legend:")[0]
+    assert "x" in render_ansi(trapped, compact=False).split("legend:")[0]
 
 
 def test_every_zone_has_its_occupant_spot_on_itself() -> None:
@@ -226,7 +242,7 @@ def other(request: pytest.FixtureRequest) -> Game:
 
 
 def test_other_rulesets_ansi_match_golden(other: Game) -> None:
-    check_golden(f"ansi_board_{other.ruleset}.txt", render_ansi(other, names=["alice", "bob"]))
+    check_golden(f"ansi_board_{other.ruleset}.txt", render_ansi(other, names=["alice", "bob"], compact=False))
 
 
 def test_carcassonne_compact_ansi_matches_golden() -> None:
@@ -237,7 +253,7 @@ def test_carcassonne_compact_ansi_matches_golden() -> None:
 
 def test_hg2002_text_names_gold_bonus_tiles_and_the_shrine() -> None:
     game = scripted_game(40, ruleset="hg2002")
-    text = render_ansi(game)
+    text = render_ansi(game, compact=False)
     board, legend = text.split("legend:")
     assert "$" in board and "Sr" in board and "Vo" in board, "gold, the shrine (bonus tile 89), the volcano"
     assert "$ gold nugget" in legend and "Sr shrine" in legend and "Fi fire" in legend
@@ -247,7 +263,7 @@ def test_hg2002_text_names_gold_bonus_tiles_and_the_shrine() -> None:
 
 def test_carcassonne_text_board_and_status() -> None:
     game = scripted_game(40, ruleset="carcassonne")
-    text = render_ansi(game)
+    text = render_ansi(game, compact=False)
     board, legend = text.split("legend:")
     for seat, kind, *_ in game.occupants():
         assert f"{kind[0]}{seat}@" in board
@@ -408,3 +424,145 @@ def test_carcassonne_events_are_json_data() -> None:
     game = scripted_game(400, ruleset="carcassonne")
     assert game.is_over and any(e["type"] in ("MONASTERY_SCORED", "GARDEN_SCORED") for e in game.events)
     json.dumps(game.events)
+
+
+# ---------------------------------------------------------------- issue 30: text board size and topology
+
+
+def topology(ruleset: str, tile: int, rotation: int) -> tuple:
+    """What a placed tile's features are and how they connect: each zone's kind with the side slots it
+    touches as placed (direction, slot, slots on that side), and for a lake the rivers that feed it."""
+    zones = tile_zones(ruleset, tile)
+    slots: dict[int, list] = {z: [] for z in zones}
+    for d in range(4):
+        on_side = side_zones(ruleset, tile, rotation, d)
+        for i, z in enumerate(on_side):
+            slots[z].append((d, i, len(on_side)))
+    sided = {z: (zones[z]["type"], tuple(slots[z])) for z in zones}
+    return tuple(
+        sorted((*sided[z], tuple(sorted(sided[r] for r in zone.get("rivers", [])))) for z, zone in zones.items())
+    )
+
+
+def drawing(ruleset: str, tile: int, rotation: int) -> str:
+    """The full text block of a placed tile without its id (which alone would tell any two tiles apart)."""
+    rows = _tile_block(None, ruleset, tile, rotation)
+    assert rows[1][1:3] == f"{tile:<2}"
+    rows[1] = rows[1][0] + "  " + rows[1][3:]
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_tiles_of_different_topology_draw_apart(ruleset: str) -> None:
+    seen: dict[str, tuple] = {}
+    for tile in range(get_ruleset(ruleset).tiles.num_tiles):
+        for rotation in range(4):
+            key = topology(ruleset, tile, rotation)
+            first = seen.setdefault(drawing(ruleset, tile, rotation), (key, tile, rotation))
+            assert first[0] == key, f"{ruleset}: tile {tile} r{rotation} draws like tile {first[1]} r{first[2]}"
+
+
+def test_a_city_through_a_tile_never_reads_like_two_city_caps() -> None:
+    """Carcassonne tile 18: one city from side to side; tile 19: two city caps on opposite sides."""
+
+    def city_signs(tile: int, rotation: int) -> list[str]:
+        rows = _tile_block(None, "carcassonne", tile, rotation)
+        sides = [rows[0][1:-1], rows[-1][1:-1], "".join(r[0] for r in rows[1:-1]), "".join(r[-1] for r in rows[1:-1])]
+        return sorted(side[0] for side in sides if side[0] in "Cc")
+
+    for rotation in range(4):
+        assert city_signs(18, rotation) == ["C", "C"], "the sides of one city share its sign"
+        assert city_signs(19, rotation) == ["C", "c"], "a second city on the tile takes the next sign"
+        for other in range(4):
+            assert drawing("carcassonne", 18, rotation) != drawing("carcassonne", 19, other)
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_compact_text_of_a_finished_game_fits_100_by_40(ruleset: str) -> None:
+    for seed in range(4):
+        game = random_game(ruleset, seed)
+        full = render_ansi(game, compact=False).splitlines()
+        compact = render_ansi(game, compact=True, names=["alice", "bob"]).splitlines()
+        assert max(map(len, compact)) <= 100 and len(compact) <= 40, (seed, max(map(len, compact)), len(compact))
+        assert max(map(len, full)) > 100, "a finished game's full board is the one that does not fit"
+        assert game.render("ansi") == render_ansi(game, compact=True), "the default chooses the compact board"
+        board = ansi_board(game, compact=True)
+        for seat, kind, *_ in game.occupants():
+            assert f"{kind[0]}{seat}" in board
+        assert max(map(len, board.splitlines())) == ansi_board_width(game, compact=True)
+
+
+def test_the_default_text_board_is_full_while_it_fits(game: Game) -> None:
+    early = scripted_game(6)
+    assert ansi_board_width(early) <= ANSI_WIDTH
+    assert render_ansi(early) == render_ansi(early, compact=False)
+    assert "y\\x" in render_ansi(early, width=20), "narrower than the full board: compact"
+
+
+# ---------------------------------------------------------------- issue 30: the picture's text
+
+
+def test_picture_sets_whole_event_sentences_with_spaces() -> None:
+    game = random_game("carcassonne", 0)
+    names = ["policy", "greedy"]
+    texts: list[str] = []
+    render_rgb(game, names=names, texts=texts)
+    assert not any("…" in t for t in texts), "nothing is cut"
+    laid_out = " ".join(texts)
+    events = [e for e in game.events if e["type"] != "TILE_DISCARDED"][-5:]
+    assert len(events) == 5
+    for event in events:
+        assert describe_event(event, names) in laid_out, describe_event(event, names)
+    assert "P0 (policy) +" in laid_out and " tiles" in laid_out
+
+
+def test_wrapped_lines_fit_and_keep_every_word() -> None:
+    text = "P1 (greedy) +6: unfinished monastery with 5 neighbours and policy:path=runs/quick/final_model.zip"
+    lines = _wrap(text, 13, 150, indent=10)
+    assert len(lines) > 2 and "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert " ".join(lines[:2]) in text
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_picture_key_explains_the_zone_numbers_of_the_tile_just_placed(ruleset: str) -> None:
+    game = scripted_game(1, ruleset=ruleset)  # the first tile placed, awaiting a figure
+    assert game.phase == "occupy" and game.legal_occupants()
+    texts: list[str] = []
+    render_rgb(game, texts=texts)
+    zone = min(z for _, z in game.legal_occupants())
+    assert str(zone) in texts, "the number drawn on the tile"
+    assert any(t.startswith(f"zone {zone} of the tile just placed") for t in texts)
+    texts = []
+    render_rgb(game, show_zone_numbers=False, texts=texts)
+    assert not any("of the tile just placed" in t for t in texts), "no numbers drawn, none explained"
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002"])
+def test_hunters_and_gatherers_key_names_pawns_and_huts(ruleset: str) -> None:
+    texts: list[str] = []
+    render_rgb(Game(2, seed=0, ruleset=ruleset), texts=texts)
+    laid_out = " ".join(texts)
+    assert "pawn: a hunter on a meadow, a gatherer on a forest, a fisher on a river" in laid_out
+    assert "hut on a river or lake" in laid_out and "the tile placed last" in laid_out
+
+
+def test_picture_names_each_seat(game: Game) -> None:
+    texts: list[str] = []
+    render_rgb(game, names=["policy", "greedy"], texts=texts)
+    assert f"P0 (policy): {game.scores[0]}" in texts and f"P1 (greedy): {game.scores[1]}" in texts
+
+
+def test_quickstart_final_board_names_the_agents_by_seat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hg_env import render
+    from hg_env.arena import tournament
+    from hg_env.train import quickstart
+
+    game = random_game("hg2020", 0)
+    policy = "policy:path=runs/quick/final_model.zip"
+    result = {"agents": ["greedy", policy], "scores": game.scores, "index": 0, "game": 0, "record": game.to_record()}
+    monkeypatch.setattr(tournament, "read_results", lambda path: [result])  # one game, greedy in seat 0
+    drawn: list[str] = []
+    real = render.render_rgb
+    monkeypatch.setattr(render, "render_rgb", lambda *a, **k: real(*a, **k, texts=drawn))
+    assert quickstart.draw_final_board(tmp_path, policy).is_file()
+    assert f"P0 (greedy): {game.scores[0]}" in drawn and f"P1 (policy): {game.scores[1]}" in drawn

@@ -79,18 +79,22 @@ def final_evaluation(run_dir: Path) -> list[str]:
 
 
 def draw_final_board(out: Path, policy: str) -> Path:
-    """PNG of the final board of the policy's last tournament game against greedy."""
-    from PIL import Image
-
+    """PNG of the final board of the policy's last tournament game against greedy; its panel names the
+    agent of each seat by the seat's colour (``P0 (policy)``)."""
     from hg_env.game import Game
+    from hg_env.render import PLAYER_COLOR_NAMES, render_rgb, save_image
 
     results = tournament.read_results(out / tournament.GAMES_FILE)
     games = [r for r in results if policy in r["agents"] and "greedy" in r["agents"]] or results
     last = max(games, key=lambda r: r["index"])
     game = Game.from_record(last["record"])
+    labels = [agent.split(":")[0] for agent in last["agents"]]  # seat by seat: policy, greedy
     path = out / "final_board.png"
-    Image.fromarray(game.render("rgb_array")).save(path)
+    save_image(render_rgb(game, names=labels), str(path))
     (out / "final_board.json").write_text(json.dumps(last["record"]) + "\n", encoding="utf-8")
-    seats = ", ".join(f"{a.split(':')[0]} {s}" for a, s in zip(last["agents"], last["scores"]))
+    seats = ", ".join(
+        f"P{seat} {label} ({PLAYER_COLOR_NAMES[seat]}) {score}"
+        for seat, (label, score) in enumerate(zip(labels, last["scores"]))
+    )
     print(f"final board of game {last['game']}: {seats}")
     return path
