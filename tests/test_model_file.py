@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import pickle
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -251,3 +252,196 @@ def test_a_model_of_another_board_names_the_observation_it_reads(tmp_path: Path)
     obs, masks = positions(2)  # boards of reach 12
     with pytest.raises(ValueError, match=r"small\.zip reads observations of shape \(\d+, 9, 9\), got \(85, 25, 25\)"):
         make_agent(f"policy:path={path}").act_batch(obs, masks)
+
+
+# ---------------------------------------------------------------- hostile and lenient files
+
+
+def _entries(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def _write_zip(path: Path, entries: list[tuple[str, bytes]], compression: int = zipfile.ZIP_DEFLATED) -> None:
+    """A zip of these members in this order (a name may repeat), written as given."""
+    with zipfile.ZipFile(path, "w", compression) as z:
+        for name, data in entries:
+            z.writestr(name, data)
+
+
+def _refused(path: Path, message: str) -> str:
+    with pytest.raises(ValueError) as err:
+        load_model(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}: ") and message in text and "\n" not in text, text
+    return text
+
+
+def test_a_weights_bomb_is_refused_before_torch_reads_it(tmp_path: Path, monkeypatch) -> None:
+    """A small zip whose weights.pt inflates far past what its declared network needs (32 MiB of zeros
+    for a network of ~41 kB) is refused from the zip's declared size, and from what it inflates to when
+    the header lies, and a torch zip with a compressed record is refused: torch.load never runs and the
+    loader's memory stays within the bound."""
+    import tracemalloc
+
+    path = tmp_path / "bomb.zip"
+    saved_boardnet(path)
+    meta = _entries(path)["model.json"]
+    zeros = bytes(32 * 2**20)
+    _write_zip(path, [("model.json", meta), ("weights.pt", zeros)])
+    assert path.stat().st_size < 2**20
+
+    def no_torch_load(*args, **kwargs):
+        raise AssertionError("torch.load ran on a bomb")
+
+    monkeypatch.setattr(torch, "load", no_torch_load)
+    tracemalloc.start()
+    try:
+        _refused(path, "weights.pt claims 33554432 bytes, more than the")
+        # The header lies: the central directory and the local header say 1000 bytes.
+        data = bytearray(path.read_bytes())
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("weights.pt")
+        central = data.index(b"PK\x01\x02", data.index(b"weights.pt", info.header_offset + 30 + 10) - 46)
+        for at in (info.header_offset + 22, central + 24):  # uncompressed size fields
+            data[at : at + 4] = (1000).to_bytes(4, "little")
+        path.write_bytes(bytes(data))
+        _refused(path, "weights.pt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, peak
+    monkeypatch.undo()
+    # weights.pt itself a zip (torch's format) whose tensor records are deflated: torch would inflate them.
+    saved_boardnet(path)
+    entries = _entries(path)
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(io.BytesIO(entries["weights.pt"])) as z:
+        _write_zip(inner, [(name, z.read(name)) for name in z.namelist()])
+    _write_zip(path, [("model.json", entries["model.json"]), ("weights.pt", inner.read_bytes())])
+    _refused(path, "weights.pt holds compressed record")
+    # torch's legacy (non-zip) format allocates the storage sizes its pickle declares: not read.
+    legacy = io.BytesIO()
+    torch.save(
+        torch.load(io.BytesIO(entries["weights.pt"]), weights_only=True), legacy, _use_new_zipfile_serialization=False
+    )
+    _write_zip(path, [("model.json", entries["model.json"]), ("weights.pt", legacy.getvalue())])
+    _refused(path, "weights.pt is not a plain state dict of tensors (not torch.save's zip format")
+
+
+def test_model_json_without_its_spaces_is_refused_at_load(tmp_path: Path) -> None:
+    """The format (module docstring, README: Model files) lists the observation and action spaces as
+    part of model.json; without them the policy agent used to fail later with KeyError: 'observation'."""
+    path = tmp_path / "model.zip"
+    saved_boardnet(path)
+    meta = json.loads(_entries(path)["model.json"])
+    for key in ("observation", "action"):
+        rewrite_zip(path, {"model.json": json.dumps({k: v for k, v in meta.items() if k != key}).encode()})
+        _refused(path, f"model.json lacks '{key}'")
+        with pytest.raises(ValueError, match=f"lacks '{key}'"):
+            make_agent(f"policy:path={path}")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_weights_are_refused_naming_the_tensor(tmp_path: Path, bad: float) -> None:
+    path = tmp_path / "model.zip"
+    torch.manual_seed(0)
+    net = BoardNet(**NET_KWARGS)
+    with torch.no_grad():
+        net.convs[0].weight[0, 0] = bad
+    save_model(path, net, kind="boardnet", net_kwargs=NET_KWARGS, ruleset="hg2020", board_reach=12)
+    _refused(path, "weights are not finite: convs.0.weight holds 1 NaN or infinite value(s)")
+    with torch.no_grad():
+        for tensor in net.parameters():
+            tensor.fill_(bad)
+    save_model(path, net, kind="boardnet", net_kwargs=NET_KWARGS, ruleset="hg2020", board_reach=12)
+    with pytest.raises(ValueError, match="weights are not finite"):
+        make_agent(f"policy:path={path}")
+
+
+def test_lenient_acceptances_are_refused(tmp_path: Path) -> None:
+    """version true is not 1; each member once; no unknown members; a relabelled board reach."""
+    path = tmp_path / "model.zip"
+    saved_boardnet(path, extra={"config": {"env": {"rules": {}}}})  # as hgenv train: the default reach 12
+    entries = _entries(path)
+    meta = json.loads(entries["model.json"])
+    rewrite_zip(path, {"model.json": json.dumps({**meta, "version": True}).encode()})
+    _refused(path, "model.json version must be an integer, got True")
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        _write_zip(path, [("model.json", entries["model.json"]), *[("weights.pt", entries["weights.pt"])] * 2])
+    _refused(path, "the zip holds weights.pt more than once")
+    _write_zip(path, [*entries.items(), ("notes.txt", b"hi")])
+    _refused(path, "unknown member(s) ['notes.txt']; a model file holds model.json and weights.pt only")
+    _write_zip(path, [("model.json", entries["model.json"])])
+    _refused(path, "the model file lacks weights.pt")
+    # Relabelled to reach 6, spaces and all: the boardnet's tensors fit any reach, its run config does not.
+    from hg_env.train.model_file import describe_spaces
+
+    observation, action = describe_spaces(6, False, "hg2020")
+    relabelled = {
+        **meta,
+        "board_reach": 6,
+        "net_kwargs": {**NET_KWARGS, "board_reach": 6},
+        "observation": observation,
+        "action": action,
+    }
+    _write_zip(path, [("model.json", json.dumps(relabelled).encode()), ("weights.pt", entries["weights.pt"])])
+    _refused(path, "declares board_reach 6 but its run config (extra.config.env.rules) trained it at 12")
+    relabelled["extra"]["config"]["env"]["rules"]["board_reach"] = 6  # a consistent file of reach 6 loads
+    _write_zip(path, [("model.json", json.dumps(relabelled).encode()), ("weights.pt", entries["weights.pt"])])
+    assert load_model(path).metadata["board_reach"] == 6
+
+
+JUNK = [None, True, False, -1, 0, 2**70, 1.5, float("nan"), "x", "", [], [1, "a"], {}, {"a": 1}, "boardnet"]
+
+
+def test_fuzz_damaged_model_files_load_identically_or_give_one_value_error(tmp_path: Path) -> None:
+    """150 seeded random damages to a model file (a model.json field or net_kwarg replaced by junk or
+    deleted, a member repeated, added, dropped, truncated, or bytes of the weights flipped): each loads
+    to the same logits (the damage was harmless) or raises one ValueError naming the file."""
+    path = tmp_path / "model.zip"
+    net = saved_boardnet(path, extra={"steps": 3}).eval()
+    entries = _entries(path)
+    meta = json.loads(entries["model.json"])
+    obs, _ = positions(2)
+    expected = logits_of(net, obs)
+    rng = np.random.default_rng(30)
+    refused = 0
+    for _ in range(150):
+        bad_meta = json.loads(entries["model.json"])
+        members = [("model.json", None), ("weights.pt", entries["weights.pt"])]
+        roll = rng.random()
+        if roll < 0.3:
+            key = list(meta)[rng.integers(len(meta))]
+            if rng.random() < 0.7:
+                bad_meta[key] = JUNK[rng.integers(len(JUNK))]
+            else:
+                del bad_meta[key]
+        elif roll < 0.5:
+            key = list(NET_KWARGS)[rng.integers(len(NET_KWARGS))]
+            bad_meta["net_kwargs"][key] = JUNK[rng.integers(len(JUNK))]
+        elif roll < 0.6:
+            members.append(members[int(rng.integers(2))])
+        elif roll < 0.7:
+            members.append((["notes.txt", "weights.pt.bak", "data"][rng.integers(3)], b"{}"))
+        elif roll < 0.75:
+            members.pop(int(rng.integers(2)))
+        elif roll < 0.85:
+            members[1] = ("weights.pt", entries["weights.pt"][: int(rng.integers(len(entries["weights.pt"])))])
+        else:
+            data = bytearray(entries["weights.pt"])
+            for at in rng.integers(len(data), size=int(rng.integers(1, 5))):
+                data[at] ^= int(rng.integers(1, 256))
+            members[1] = ("weights.pt", bytes(data))
+        text = json.dumps(bad_meta).encode()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # zipfile: duplicate names, on purpose
+            _write_zip(path, [(name, text if data is None else data) for name, data in members])
+        try:
+            loaded = load_model(path)
+        except ValueError as err:
+            assert str(err).startswith(f"{path}") and "\n" not in str(err), str(err)
+            refused += 1
+            continue
+        assert torch.equal(logits_of(loaded.net, obs), expected)
+    assert refused >= 100, refused

@@ -14,9 +14,26 @@ is a zip holding two entries:
 
 Loading reads the JSON, rebuilds the network from an allow-list of kinds and
 its plain kwargs, reads the weights with ``torch.load(weights_only=True)`` and
-checks that every tensor's name and shape is the rebuilt network's. Nothing in
-the file is unpickled as an object, so a file from a stranger cannot run code.
-Every problem is one ``ValueError`` naming the file and what differs.
+checks that every tensor's name and shape is the rebuilt network's, and that
+every value is finite. Nothing in the file is unpickled as an object, so a file
+from a stranger cannot run code. Every problem is one ``ValueError`` naming the
+file and what differs.
+
+Memory: before torch reads anything, the weights may hold no more bytes than
+the network that ``model.json`` declares needs (its tensors, counted on the
+meta device or from its layer widths, plus a margin for torch's own zip and
+pickle), both by the sizes the zip declares and by the bytes actually
+decompressed (read in bounded chunks), and ``weights.pt`` must be torch's zip
+format with stored (uncompressed) members within the same bound: a small
+file cannot expand to gigabytes.
+
+Strictness: a model file holds ``model.json`` and ``weights.pt`` once each and
+nothing else; ``version`` is an int (``true`` is not 1); ``observation`` and
+``action`` are required (the spaces the model reads; ``save_model`` always
+writes them). A boardnet's tensors have the same shapes at every board reach
+(it is a per-cell network), so its weights cannot tell the reach it was trained
+at; a file whose own run config (``extra.config``, written by ``hgenv train``)
+names another reach than it declares is refused.
 
 Kinds: ``"boardnet"`` (``hg_env.train.policy.BoardNet``, what ``hgenv train``
 writes) and ``"maskable_policy"`` (an sb3-contrib ``MaskableActorCriticPolicy``
@@ -60,6 +77,10 @@ METADATA, WEIGHTS = "model.json", "weights.pt"
 KINDS = ("boardnet", "maskable_policy")
 MAX_JSON_BYTES = 64 * 2**20  # model.json, or an SB3 zip's data (it carries pickles we never read)
 MAX_WEIGHTS_BYTES = 8 * 2**30
+# torch.save's own bytes around the tensors' data (its pickle, zip headers, 64-byte alignment):
+# measured about 300 bytes per tensor; this allows far more, and far less than a bomb needs.
+WEIGHTS_MARGIN_BYTES, WEIGHTS_MARGIN_PER_TENSOR = 2**20, 4096
+READ_CHUNK = 2**20
 
 # Qualified names (module.qualname) of the classes a model may name. SB3 aliases: "MlpPolicy" is
 # MaskableActorCriticPolicy, "CnnPolicy" MaskableActorCriticCnnPolicy, "MultiInputPolicy" the last one.
@@ -246,14 +267,26 @@ def load_model(path: str | Path, *, ruleset: str | None = None, device: str = "c
             f"{path} is not a model file: not a readable zip archive (corrupt or truncated: {err})"
         ) from None
     with archive:
-        names = set(archive.namelist())
+        listed = archive.namelist()
+        twice = sorted({name for name in listed if listed.count(name) > 1})
+        if twice:
+            raise ValueError(f"{path}: the zip holds {twice[0]} more than once; a model file holds each member once")
+        names = set(listed)
         if METADATA in names:
+            unknown = sorted(names - {METADATA, WEIGHTS})
+            if unknown:
+                raise ValueError(
+                    f"{path}: unknown member(s) {unknown[:8]}; a model file holds {METADATA} and {WEIGHTS} only"
+                )
+            if WEIGHTS not in names:
+                raise ValueError(f"{path}: the model file lacks {WEIGHTS} (the network's tensors)")
             metadata = _read_json(path, archive, METADATA)
-            _check_metadata(path, metadata)
-            weights = _read_weights(path, archive, WEIGHTS)
+            _check_metadata(path, metadata, written=True)
+            _check_ruleset(path, metadata, ruleset)
+            weights = _read_weights(path, archive, WEIGHTS, _weights_limit(path, metadata))
         elif {"data", "policy.pth"} <= names:
             metadata = _sb3_metadata(path, _read_json(path, archive, "data"), ruleset or DEFAULT_RULESET)
-            weights = _read_weights(path, archive, "policy.pth")
+            weights = _read_weights(path, archive, "policy.pth", _weights_limit(path, metadata))
             if metadata["kind"] == "boardnet":  # HGPolicy: its BoardNet is the policy's "net"
                 weights = {k.removeprefix("net."): v for k, v in weights.items()}
             else:  # the policy wrapped in MaskablePolicyNet
@@ -263,21 +296,43 @@ def load_model(path: str | Path, *, ruleset: str | None = None, device: str = "c
                 f"{path} is not a model file: it holds neither {METADATA} and {WEIGHTS} (hgenv train, save_model) "
                 f"nor data and policy.pth (a MaskablePPO zip); it holds {sorted(names)[:8]}"
             )
-    if ruleset is not None and metadata["ruleset"] != ruleset:
-        raise ValueError(f"{path}: the model plays ruleset {metadata['ruleset']!r}, not {ruleset!r}")
+    _check_ruleset(path, metadata, ruleset)
     net = _build_for(path, metadata["kind"], metadata["net_kwargs"], weights, "the metadata's network")
+    _check_finite(path, weights)
     net.load_state_dict(weights)
     return LoadedModel(net.to(device).eval(), metadata)
 
 
-def _read_entry(path: Path, archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+def _check_ruleset(path: Path, metadata: dict, ruleset: str | None) -> None:
+    if ruleset is not None and metadata["ruleset"] != ruleset:
+        raise ValueError(f"{path}: the model plays ruleset {metadata['ruleset']!r}, not {ruleset!r}")
+
+
+def _check_finite(path: Path, weights: dict[str, torch.Tensor]) -> None:
+    """NaN or infinite weights give NaN logits: the agent would play the first legal move forever."""
+    for name, tensor in weights.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise ValueError(f"{path}: weights are not finite: {name} holds {bad} NaN or infinite value(s)")
+
+
+def _read_entry(path: Path, archive: zipfile.ZipFile, name: str, limit: int, what: str = "") -> bytes:
+    """The bytes of one member, refused past ``limit`` by its declared size and by what it inflates to."""
     info = archive.getinfo(name)
+    beyond = f"more than the {limit} {what or 'a model file may hold'}"
     if info.file_size > limit:
-        raise ValueError(f"{path}: {name} claims {info.file_size} bytes, more than the {limit} a model file may hold")
+        raise ValueError(f"{path}: {name} claims {info.file_size} bytes, {beyond}")
+    chunks, size = [], 0
     try:
-        return archive.read(name)
+        with archive.open(info) as member:  # chunk by chunk: the declared size is not trusted
+            while chunk := member.read(READ_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise ValueError(f"{path}: {name} expands past {limit} bytes, {beyond}")
+                chunks.append(chunk)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as err:
         raise ValueError(f"{path}: {name} cannot be read (corrupt or truncated: {err})") from None
+    return b"".join(chunks)
 
 
 def _read_json(path: Path, archive: zipfile.ZipFile, name: str) -> dict:
@@ -290,8 +345,38 @@ def _read_json(path: Path, archive: zipfile.ZipFile, name: str) -> dict:
     return value
 
 
-def _read_weights(path: Path, archive: zipfile.ZipFile, name: str) -> dict[str, torch.Tensor]:
-    data = _read_entry(path, archive, name, MAX_WEIGHTS_BYTES)
+def _weights_limit(path: Path, metadata: dict) -> tuple[int, str]:
+    """The most bytes the weights of the declared network take in torch.save's format, and why."""
+    parameters, tensors = _network_size(path, metadata["kind"], metadata["net_kwargs"])
+    limit = min(MAX_WEIGHTS_BYTES, 4 * parameters + WEIGHTS_MARGIN_BYTES + WEIGHTS_MARGIN_PER_TENSOR * tensors)
+    return limit, f"its declared network ({parameters} float32 parameters in {tensors} tensors) needs"
+
+
+def _check_torch_zip(path: Path, name: str, data: bytes, limit: int, why: str) -> None:
+    """torch.save's zip, members stored: what torch then reads is bounded by ``limit``, not by a
+    declared storage size (the legacy format allocates those before reading) or a compressed record."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+            members = inner.infolist()
+            packed = [m.filename for m in members if m.compress_type != zipfile.ZIP_STORED]
+            if packed:
+                raise ValueError(f"{path}: {name} holds compressed record {packed[0]}; torch.save stores its records")
+            total = sum(m.file_size for m in members)
+            if total > limit:
+                raise ValueError(f"{path}: {name}'s records claim {total} bytes, more than the {limit} {why}")
+            damaged = inner.testzip()  # torch does not check its records' CRCs: flipped bits would load
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
+        raise ValueError(
+            f"{path}: {name} is not a plain state dict of tensors (not torch.save's zip format: {err})"
+        ) from None
+    if damaged is not None:
+        raise ValueError(f"{path}: {name} is corrupt: its record {damaged} fails its CRC check")
+
+
+def _read_weights(path: Path, archive: zipfile.ZipFile, name: str, bound: tuple[int, str]) -> dict[str, torch.Tensor]:
+    limit, why = bound
+    data = _read_entry(path, archive, name, limit, why)
+    _check_torch_zip(path, name, data, limit, why)
     try:
         weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # the restricted unpickler refuses anything but tensors and plain values
@@ -311,11 +396,15 @@ def load_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {line.split('. ')[0].strip()}"
 
 
-def _check_metadata(path: Path, metadata: dict) -> None:
-    """Format, version, kind and the plain fields every model file has."""
+def _check_metadata(path: Path, metadata: dict, written: bool = False) -> None:
+    """Format, version, kind and the plain fields every model file has (``written``: a file read
+    back, which also has its spaces and run config)."""
     if metadata.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path}: {METADATA} has format {metadata.get('format')!r}, expected {MODEL_FORMAT!r}")
-    if metadata.get("version") != MODEL_VERSION:
+    version = metadata.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValueError(f"{path}: {METADATA} version must be an integer, got {version!r}")
+    if version != MODEL_VERSION:
         raise ValueError(
             f"{path}: model file version {metadata.get('version')!r}; this hg_env reads version {MODEL_VERSION} "
             "(a newer hg_env may read it)"
@@ -339,6 +428,14 @@ def _check_metadata(path: Path, metadata: dict) -> None:
         raise ValueError(
             f"{path}: the metadata's ruleset is {ruleset!r} but its network plays {kwargs.get('ruleset')!r}"
         )
+    if written:
+        missing = [key for key in ("observation", "action") if key not in metadata]
+        if missing:
+            raise ValueError(
+                f"{path}: {METADATA} lacks {missing[0]!r} (the spaces the model reads and acts in, "
+                "which save_model writes)"
+            )
+        _check_run_reach(path, metadata.get("extra"), reach, ruleset)
     if "observation" in metadata:  # written by save_model; checked against what the reach and lookahead give
         observation, action = describe_spaces(reach, _lookahead(kwargs), ruleset)
         if metadata["observation"] != observation or metadata.get("action") != action:
@@ -346,6 +443,23 @@ def _check_metadata(path: Path, metadata: dict) -> None:
                 f"{path}: the metadata's spaces (observation {metadata['observation']}, action "
                 f"{metadata.get('action')}) are not those of board_reach {reach} (observation {observation}, "
                 f"action {action})"
+            )
+
+
+def _check_run_reach(path: Path, extra: Any, reach: int, ruleset: str) -> None:
+    """The reach in the run config that ``hgenv train`` records in ``extra`` is the one declared:
+    a boardnet's weights cannot tell (the module docstring), its run's config can."""
+    config = extra.get("config") if isinstance(extra, dict) else None
+    env = config.get("env") if isinstance(config, dict) else None
+    rules = env.get("rules") if isinstance(env, dict) else None
+    if isinstance(rules, dict):
+        trained = rules.get("board_reach", 12)  # hg_env.Rules' default; None: unbounded, as Rules reads it
+        if trained is None:
+            trained = get_ruleset(ruleset).tiles.num_tiles - 1
+        if trained != reach:
+            raise ValueError(
+                f"{path}: the model declares board_reach {reach} but its run config (extra.config.env.rules) "
+                f"trained it at {trained!r}"
             )
 
 
@@ -414,17 +528,54 @@ def _build_for(path: Path, kind: str, kwargs: dict, weights: dict[str, torch.Ten
             net = _build_boardnet(path, kwargs)
         else:
             held = sum(t.numel() for t in weights.values())
-            needed = _policy_head_parameters(path, kwargs)
-            if needed > held:
+            needed, _ = _network_size(path, kind, kwargs)
+            if needed != held:
                 raise ValueError(
-                    f"{path}: weights do not match its metadata: {whose} has at least {needed} parameters, "
-                    f"the file holds {held}"
+                    f"{path}: weights do not match its metadata: {whose} has {needed} parameters, the file holds {held}"
                 )
             net = _build_maskable_policy(path, kwargs)
     except (TypeError, KeyError, AssertionError, RuntimeError) as err:  # odd kwargs that passed the checks
         raise ValueError(f"{path}: cannot build a {kind} network from {kwargs}: {type(err).__name__}: {err}") from None
     _compare_weights(path, net.state_dict(), weights, whose)
     return net
+
+
+def _network_size(path: Path, kind: str, kwargs: dict) -> tuple[int, int]:
+    """(parameters, tensors) of the declared network's state dict, allocating none of them: a
+    BoardNet is built on the meta device, a policy's extractor too and its layers are counted
+    from net_arch (SB3 moves its MLP to a real device while building it)."""
+    try:
+        if kind == "boardnet":
+            with torch.device("meta"):
+                state = _build_boardnet(path, kwargs).state_dict()
+            return sum(t.numel() for t in state.values()), len(state)
+        extractor = _meta_extractor(path, kwargs)
+        # its state dict names the extractor three times (features_, pi_, vf_), shared or not
+        held = [t.numel() for t in extractor.state_dict().values()] * 3
+        head = _policy_head_parameters(path, kwargs, extractor.features_dim)
+        pi, vf = _pi_vf(path, kwargs)
+        return sum(held) + head, len(held) + 2 * (len(pi) + len(vf) + 2)  # a weight and a bias per layer
+    except (TypeError, KeyError, AssertionError, RuntimeError, AttributeError) as err:
+        raise ValueError(f"{path}: cannot build a {kind} network from {kwargs}: {type(err).__name__}: {err}") from None
+
+
+def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
+    """A maskable policy's features extractor, built on the meta device as the policy builds it."""
+    from hg_env.train.vec_env import env_spaces
+    from stable_baselines3.common.torch_layers import CombinedExtractor, NatureCNN
+
+    ruleset = kwargs.get("ruleset", DEFAULT_RULESET)
+    _check_reach(path, kwargs.get("board_reach"), ruleset)
+    observation, _ = env_spaces(kwargs["board_reach"], kwargs.get("lookahead") is True, ruleset)
+    # each policy class's default extractor: MlpPolicy's, CnnPolicy's, MultiInputPolicy's
+    defaults = dict(zip(ALLOWED_POLICIES, (ALLOWED_EXTRACTORS[0], _qualname(NatureCNN), _qualname(CombinedExtractor))))
+    name = kwargs.get("features_extractor_class", defaults.get(kwargs.get("policy"), ALLOWED_EXTRACTORS[0]))
+    cls = _allowed(path, "features extractor", name, ALLOWED_EXTRACTORS)
+    options = dict(_plain_kwargs(path, "features_extractor_kwargs", kwargs.get("features_extractor_kwargs") or {}))
+    if kwargs.get("normalize_images") is False and issubclass(cls, (NatureCNN, CombinedExtractor)):
+        options["normalized_image"] = True  # as SB3's BaseModel does
+    with torch.device("meta"):
+        return cls(observation, **options)
 
 
 def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
@@ -485,34 +636,26 @@ def _build_maskable_policy(path: Path, kwargs: dict) -> nn.Module:
     return MaskablePolicyNet(policy)
 
 
-def _policy_head_parameters(path: Path, kwargs: dict) -> int:
-    """Parameters of a maskable policy's MLP and output layers (its extractor's come on top)."""
+def _policy_head_parameters(path: Path, kwargs: dict, features: int) -> int:
+    """Parameters of a maskable policy's MLP and output layers on ``features`` inputs (its
+    extractor's come on top)."""
     from hg_env.train.vec_env import env_spaces
-    from stable_baselines3.common.preprocessing import get_flattened_obs_dim
 
     ruleset = kwargs.get("ruleset", DEFAULT_RULESET)
     _check_reach(path, kwargs.get("board_reach"), ruleset)
-    observation, action = env_spaces(kwargs["board_reach"], kwargs.get("lookahead") is True, ruleset)
-    extractor = _allowed(
-        path, "features extractor", kwargs.get("features_extractor_class", ALLOWED_EXTRACTORS[0]), ALLOWED_EXTRACTORS
-    )
-    if extractor.__name__ in ("NatureCNN", "BoardCNN"):
-        default = 512 if extractor.__name__ == "NatureCNN" else 128
-        options = _plain_kwargs(path, "features_extractor_kwargs", kwargs.get("features_extractor_kwargs") or {})
-        features = options.get("features_dim", default)
-        if isinstance(features, bool) or not isinstance(features, int) or not 1 <= features <= 65536:
-            raise ValueError(
-                f"{path}: features_extractor_kwargs features_dim must be an int 1..65536, got {features!r}"
-            )
-    else:  # flattened (FlattenExtractor; CombinedExtractor flattens hg_env's non-image spaces)
-        features = get_flattened_obs_dim(observation)
-    arch = _net_arch(path, kwargs.get("net_arch", {"pi": [64, 64], "vf": [64, 64]}))
-    pi, vf = (arch.get("pi", []), arch.get("vf", [])) if isinstance(arch, dict) else (arch, arch)
+    _, action = env_spaces(kwargs["board_reach"], kwargs.get("lookahead") is True, ruleset)
+    pi, vf = _pi_vf(path, kwargs)
     total = 0
     for widths, outputs in ((pi, int(action.n)), (vf, 1)):
         sizes = [int(features), *widths, outputs]
         total += sum((a + 1) * b for a, b in itertools.pairwise(sizes))
     return total
+
+
+def _pi_vf(path: Path, kwargs: dict) -> tuple[list[int], list[int]]:
+    """The hidden layer widths of a maskable policy's actor and critic."""
+    arch = _net_arch(path, kwargs.get("net_arch", {"pi": [64, 64], "vf": [64, 64]}))
+    return (arch.get("pi", []), arch.get("vf", [])) if isinstance(arch, dict) else (arch, arch)
 
 
 def _allowed(path: Path, what: str, name: Any, allowed: tuple[str, ...]) -> type:
