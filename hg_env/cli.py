@@ -281,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     _ruleset_option(tour)
+    add_flag_option(tour)
     tour.set_defaults(func=cmd_tournament)
     rep = sub.add_parser("replay", help="turn a saved game record into an animated GIF or a PNG of the board")
     rep.add_argument("record", help="a JSON game record (Game.to_record, hgenv play) or a tournament's games.jsonl")
@@ -323,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0, help="deck seeds derive from it (the same for every opponent)")
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
     ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
+    add_flag_option(ev)
     ev.add_argument("--json", action="store_true", help="one line of JSON per opponent")
     ev.add_argument(
         "--ray",

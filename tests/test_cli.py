@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-from hg_env.agents.base import REGISTRY, Agent, _load_builtin_agents, agent_options, register
 
 import hg_env
+from hg_env.agents.base import REGISTRY, Agent, _load_builtin_agents, agent_options, register
 from hg_env.cli import build_parser, main
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import RULESETS
@@ -165,9 +165,8 @@ def test_quickstart_ends_with_the_evaluation_the_readme_quotes(tmp_path) -> None
     """make run's last line is the trained agent's final evaluation, labelled, in the README's words
     (figure quickstart-eval), after one line per opponent; not the rating tournament's table."""
     pytest.importorskip("sb3_contrib")
-    from hg_env.train.quickstart import final_evaluation
-
     from hg_env.figures import MARKER, quickstart_eval
+    from hg_env.train.quickstart import final_evaluation
 
     result = {"games": 100, "wins": 64.0, "ci_low": 0.542, "ci_high": 0.727, "mean_score": 101.5}
     final = {
@@ -185,3 +184,41 @@ def test_quickstart_ends_with_the_evaluation_the_readme_quotes(tmp_path) -> None
     shape = r"\d+\.\d% \[\d+\.\d, \d+\.\d\] vs (random|greedy)"  # the figure's words, whatever its numbers
     assert re.sub(shape, "X", quickstart_eval(final)) == re.sub(shape, "X", published)
     assert final_evaluation(tmp_path / "elsewhere")[-1].startswith("Evaluation of the trained agent: none (")
+
+
+def test_tournament_plays_with_the_rule_flags_and_resumes_only_with_them(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "t"
+    command = ["tournament", "--agents", "random", "greedy", "--games", "2", "--no-plot", "--out", str(out)]
+    assert main([*command, "--ruleset", "carcassonne", "--flag", "river=true"]) == 0
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 2 and all(g["record"]["rules"]["river"] is True for g in games)
+    assert json.loads((out / "config.json").read_text())["flags"] == {"river": True}
+    capsys.readouterr()
+    with pytest.raises(SystemExit, match=r"other settings \(flags: \{'river': True\} there, \{\} now\)"):
+        main([*command, "--ruleset", "carcassonne"])
+    with pytest.raises(SystemExit, match="carcassonne has no rule flag 'rivers'"):
+        main([*command, "--ruleset", "carcassonne", "--flag", "rivers=true"])
+
+
+def test_evaluate_plays_with_the_rule_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from hg_env.arena import evaluate as evaluation
+    from hg_env.single_agent import SingleAgentEnv
+    from hg_env.train.model_file import export_sb3
+    from hg_env.train.policy import HGPolicy
+
+    small = dict(channels=8, layers=1, hidden=16, ruleset="carcassonne")
+    model = sb3_contrib.MaskablePPO(HGPolicy, SingleAgentEnv(ruleset="carcassonne"), policy_kwargs=small)
+    path = str(tmp_path / "carcassonne.zip")
+    export_sb3(model, path, ruleset="carcassonne")
+    played, real = [], evaluation.evaluate
+    monkeypatch.setattr(
+        evaluation, "evaluate", lambda *args, **kwargs: played.append(kwargs["rules"]) or real(*args, **kwargs)
+    )
+    command = ["evaluate", "--model", path, "--games", "2", "--opponents", "random", "--json"]
+    assert main([*command, "--flag", "river=true", "--flag", "abbot=false"]) == 0
+    assert [(rules.river, rules.abbot, rules.board_reach) for rules in played] == [(True, False, 12)]
+    with pytest.raises(SystemExit) as refused:
+        main([*command, "--flag", "board_reach=6"])
+    assert refused.value.code == 2
+    assert "--flag board_reach: " in capsys.readouterr().err and len(played) == 1

@@ -120,14 +120,14 @@ def _repository_files(root: Path) -> set[str]:
     return files
 
 
-def _docstrings(root: Path) -> dict[str, str]:
-    """Every module, class and function docstring of the installed packages' sources."""
+def _docstrings(root: Path, files: set[str]) -> dict[str, str]:
+    """Every module, class and function docstring of the installed packages' sources (``files``)."""
     out = {}
-    for folder in ("hg_env", "agents", "train"):
-        for path in sorted((root / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path in sorted(files):
+        if path.endswith(".py") and path.split("/")[0] in ("hg_env", "agents", "train"):
+            tree = ast.parse((root / path).read_text(encoding="utf-8"))
             nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef)]
-            out[path.relative_to(root).as_posix()] = "\n".join(filter(None, map(ast.get_docstring, nodes)))
+            out[path] = "\n".join(filter(None, map(ast.get_docstring, nodes)))
     return out
 
 
@@ -137,7 +137,7 @@ def _cited_paths(root: Path, files: set[str]) -> dict[str, set[str]]:
     pattern = re.compile(r"(?<![\w/.:-])((?:" + "|".join(map(re.escape, top)) + r")/[\w./*<>-]*)")
     readme = (root / "README.md").read_text(encoding="utf-8")
     cited: dict[str, set[str]] = {}
-    for source, text in {"README.md": readme, **_docstrings(root)}.items():
+    for source, text in {"README.md": readme, **_docstrings(root, files)}.items():
         for path in pattern.findall(text):
             path = path.rstrip(".,:;)")
             if not ENV_ID.match(path):

@@ -41,7 +41,9 @@ def main(args) -> int:
     policy = f"policy:path={model}"
     agents = ("random", "greedy", policy)
     print(f"[2/3] rating tournament: {', '.join(agents)}; {args.games} games per pair -> {out}", flush=True)
-    setup = tournament.TournamentConfig(agents=agents, players=2, games=args.games, seed=0, ruleset=config.env.ruleset)
+    setup = tournament.TournamentConfig(
+        agents=agents, players=2, games=args.games, seed=0, ruleset=config.env.ruleset, flags=dict(config.env.rules)
+    )
     summary = tournament.run_tournament(setup, out)
 
     print("[3/3] results", flush=True)

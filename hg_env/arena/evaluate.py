@@ -38,6 +38,7 @@ from hg_env.core.observation import observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
 from hg_env.core.state import OVER
+from hg_env.rule_flags import parse_flags
 from hg_env.tables import render_table
 
 Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile
@@ -275,7 +276,11 @@ def main(args) -> int:
     torch.set_num_threads(args.threads)
     agent = make_agent(f"policy:path={args.model}" + (f",ruleset={args.ruleset}" if args.ruleset else ""))
     reach = (agent.board_shape[-1] - 1) // 2  # the board the model was trained on
-    rules = Rules(ruleset=agent.ruleset or DEFAULT_RULESET, board_reach=reach)
+    ruleset = agent.ruleset or DEFAULT_RULESET
+    flags = parse_flags(ruleset, args.flags)
+    if flags.pop("board_reach", reach) != reach:
+        raise ValueError(f"--flag board_reach: {args.model} plays on the board it was trained on, board_reach={reach}")
+    rules = Rules(ruleset=ruleset, board_reach=reach, **flags)
     where = "" if args.ray is None else f", on Ray ({args.ray or 'a local instance'})"
     if not args.json:
         print(f"evaluating {args.model}: {args.games} games per opponent, seats swapped, seed {args.seed}{where}")

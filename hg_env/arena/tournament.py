@@ -49,18 +49,20 @@ import os
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from hg_env.agents.base import Agent, make_agent
 from hg_env.arena import ratings
-from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
 from hg_env.game import Game
 from hg_env.progress import progress_bar
+from hg_env.rule_flags import parse_flags
 
 CONFIG_FILE, GAMES_FILE = "config.json", "games.jsonl"
 SUMMARY_EVERY_S = 60.0  # rewrite the tables at most this often while playing
@@ -73,6 +75,7 @@ class TournamentConfig:
     games: int = 200  # per table, rounded up to a multiple of players
     seed: int = 0
     ruleset: str = "hg2020"  # the game every table plays (docs/rules/)
+    flags: dict[str, Any] = field(default_factory=dict)  # its rule flags (--flag NAME=VALUE; Rules checks them)
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -86,6 +89,7 @@ class TournamentConfig:
             raise ValueError(f"--games must be >= 1, got {self.games}")
         if self.ruleset not in RULESETS:
             raise ValueError(f"--ruleset must be one of {RULESETS}, got {self.ruleset!r}")
+        Rules(ruleset=self.ruleset, **self.flags)  # ValueError naming an unknown flag or a bad value
 
     @property
     def decks(self) -> int:
@@ -104,6 +108,7 @@ class ScheduledGame:
     deck_seed: int
     agent_seeds: tuple[int, ...]
     ruleset: str = "hg2020"
+    flags: dict[str, Any] = field(default_factory=dict)  # the rule flags (TournamentConfig.flags)
 
 
 def _derive(*key: int) -> int:
@@ -125,7 +130,9 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
                 seats = tuple(table[(s - r) % config.players] for s in range(config.players))
                 seeds = tuple(_derive(config.seed, deck, t, r, s) for s in range(config.players))
                 game_id = f"t{t}-d{deck}-r{r}"
-                out.append(ScheduledGame(len(out), game_id, t, deck, r, seats, deck_seed, seeds, config.ruleset))
+                out.append(
+                    ScheduledGame(len(out), game_id, t, deck, r, seats, deck_seed, seeds, config.ruleset, config.flags)
+                )
     return out
 
 
@@ -140,7 +147,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
     """
     agents = {} if agents is None else agents
     n = len(game_spec.agents)
-    game = Game(num_players=n, seed=game_spec.deck_seed, ruleset=game_spec.ruleset)
+    game = Game(num_players=n, seed=game_spec.deck_seed, ruleset=game_spec.ruleset, **game_spec.flags)
     seconds, cpu = [0.0] * n, [0.0] * n  # wall-clock and CPU time spent deciding, per seat
     started = time.perf_counter()
     seated, error = _seat_agents(game_spec, agents)
@@ -239,7 +246,8 @@ def _check_config(out: Path, config: TournamentConfig) -> None:
         if not isinstance(theirs, dict):
             raise ValueError(f"{path} is damaged (not a JSON object); delete it (the settings are written again)")
         theirs.setdefault("ruleset", "hg2020")  # tournaments from before rulesets
-        differ = [k for k in ("agents", "players", "seed", "ruleset") if theirs.get(k) != mine[k]]
+        theirs.setdefault("flags", {})  # and from before rule flags
+        differ = [k for k in ("agents", "players", "seed", "ruleset", "flags") if theirs.get(k) != mine[k]]
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
@@ -360,7 +368,12 @@ def _short(result: dict) -> str:
 def main(args) -> int:
     """Entry point of ``hgenv tournament`` (args from hg_env.cli)."""
     config = TournamentConfig(
-        agents=tuple(args.agents), players=args.players, games=args.games, seed=args.seed, ruleset=args.ruleset
+        agents=tuple(args.agents),
+        players=args.players,
+        games=args.games,
+        seed=args.seed,
+        ruleset=args.ruleset,
+        flags=parse_flags(args.ruleset, args.flags),
     )
     out = Path(args.out)
     if args.summary_only:
