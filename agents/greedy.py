@@ -27,8 +27,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from hg_env.agents.base import Agent, register
 
+from hg_env.agents.base import Agent, register
 from hg_env.core import search
 
 if TYPE_CHECKING:

@@ -62,9 +62,9 @@ import time as _time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from hg_env.agents.base import Agent, register
 from hg_env.agents.greedy import greedy_actions
-
 from hg_env.core import engine, search
 from hg_env.core.state import OVER, PLACE
 

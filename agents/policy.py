@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from hg_env.agents.base import Agent, register
 
 if TYPE_CHECKING:
@@ -92,8 +93,8 @@ class PolicyAgent(Agent):
 
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         import torch
-        from hg_env.train.policy import run_net
 
+        from hg_env.train.policy import run_net
         from hg_env.vector import lookahead_observation
 
         masks = np.asarray(action_masks, dtype=bool)

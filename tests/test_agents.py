@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from hg_env.agents.base import make_agent
 from hg_env.agents.greedy import GreedyAgent, greedy_actions
 from hg_env.agents.mcts import MCTSAgent
-
 from hg_env.core import engine, search
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OCCUPY, OVER

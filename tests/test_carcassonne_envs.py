@@ -10,17 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hg_env.agents.base import make_agent
-from hg_env.train.config import load_config
-from hg_env.train.train import train
 from pettingzoo.test import api_test, seed_test
 
 import hg_env
 from hg_env import Game
+from hg_env.agents.base import make_agent
 from hg_env.arena.tournament import TournamentConfig, run_tournament
 from hg_env.core import engine, search
 from hg_env.core.observation import AREA_FEATURES, channel_names, decode_board, observer
 from hg_env.core.state import OCCUPY
+from hg_env.train.config import load_config
+from hg_env.train.train import train
 from tests.oracle import areas
 from tests.scenario import run
 from tests.test_carcassonne_examples import E3, E15

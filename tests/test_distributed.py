@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hg_env.agents.base import Agent, RandomAgent, make_agent, register
 
+from hg_env.agents.base import Agent, RandomAgent, make_agent, register
 from hg_env.arena.evaluate import evaluate, play_games
 from hg_env.arena.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 from hg_env.cli import main as cli_main

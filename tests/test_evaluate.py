@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hg_env.agents.base import FunctionAgent, make_agent
 
 import hg_env
+from hg_env.agents.base import FunctionAgent, make_agent
 from hg_env.arena.evaluate import EvalResult, as_agent, evaluate, evaluation_table, play_games, win_interval
 from hg_env.core import engine
 from hg_env.core.observation import observe
@@ -173,10 +173,9 @@ def test_evaluate_takes_a_model_or_its_policy(models) -> None:
 
 def test_hgenv_evaluate_plays_the_models_own_ruleset(tmp_path: Path, capsys) -> None:
     """`hgenv evaluate` used to play hg2020 whatever the model: a hg2002 model was refused."""
+    from hg_env.cli import main
     from hg_env.train.model_file import export_sb3
     from hg_env.train.policy import HGPolicy
-
-    from hg_env.cli import main
 
     small = dict(channels=8, layers=1, hidden=16, ruleset="hg2002")
     model = sb3_contrib.MaskablePPO(HGPolicy, hg_env.SingleAgentEnv(ruleset="hg2002"), policy_kwargs=small)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from hg_env.train.config import TrainConfig
 
 from hg_env.cli import main as cli_main
+from hg_env.train.config import TrainConfig
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "tiny.toml"
 CASES = 300

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from sb3_contrib import MaskablePPO
+from torch import nn
+
 from hg_env.agents.base import make_agent
+from hg_env.arena import tournament
+from hg_env.arena.evaluate import evaluate
 from hg_env.train.features import BoardCNN
 from hg_env.train.model_file import MODEL_FORMAT, export_sb3, load_model, save_model
 from hg_env.train.policy import BoardNet, HGPolicy
 from hg_env.train.vec_env import HGVecEnv
-from sb3_contrib import MaskablePPO
-from torch import nn
-
-from hg_env.arena import tournament
-from hg_env.arena.evaluate import evaluate
 from tests.test_train import CreatesMarker, positions
 
 NET_KWARGS = {"board_reach": 12, "channels": 8, "layers": 1, "hidden": 16, "lookahead": False, "ruleset": "hg2020"}

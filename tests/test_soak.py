@@ -130,6 +130,7 @@ def test_a_tournament_killed_again_and_again_ends_as_an_uninterrupted_one(tmp_pa
 
 def test_training_killed_again_and_again_ends_as_an_uninterrupted_run(tmp_path: Path) -> None:
     import torch
+
     from hg_env.train.train import checkpoint_paths
 
     config = (ROOT / "configs" / "tiny.toml").read_text().replace('name = "tiny"', 'name = "soak"')

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hg_env.agents.base import Agent, register
 
+from hg_env.agents.base import Agent, register
 from hg_env.arena import ratings
 from hg_env.arena.tournament import (
     GAMES_FILE,

@@ -13,20 +13,15 @@ import time
 import tomllib
 from pathlib import Path
 
-import hg_env.train.train as train_module
 import numpy as np
 import pytest
 import tomli_w
 import torch
-from hg_env.agents.base import make_agent
-from hg_env.agents.policy import PolicyAgent
-from hg_env.train.checkpoint import CHECKPOINT_FORMAT
-from hg_env.train.config import ConfigError, config_from_dict, load_config, to_toml
-from hg_env.train.model_file import load_model
-from hg_env.train.policy import BoardNet, sample
-from hg_env.train.train import CheckpointError, TrainingDiverged, checkpoint_paths, train
 from sb3_contrib import MaskablePPO
 
+import hg_env.train.train as train_module
+from hg_env.agents.base import make_agent
+from hg_env.agents.policy import PolicyAgent
 from hg_env.arena import tournament
 from hg_env.arena.evaluate import evaluate
 from hg_env.cli import main as cli_main
@@ -34,6 +29,11 @@ from hg_env.core import engine
 from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import observe
 from hg_env.core.state import OVER
+from hg_env.train.checkpoint import CHECKPOINT_FORMAT
+from hg_env.train.config import ConfigError, config_from_dict, load_config, to_toml
+from hg_env.train.model_file import load_model
+from hg_env.train.policy import BoardNet, sample
+from hg_env.train.train import CheckpointError, TrainingDiverged, checkpoint_paths, train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.toml"

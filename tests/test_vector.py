@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hg_env.agents.base import Agent
 
 import hg_env
+from hg_env.agents.base import Agent
 from hg_env.core.actions import sample_uniform
 from hg_env.vector import VectorEnv
 
@@ -109,9 +109,10 @@ def test_vector_env_seats_opponents_and_errors() -> None:
 
 def test_sb3_vec_env_adapter_with_maskable_ppo() -> None:
     pytest.importorskip("torch")
-    from hg_env.train.vec_env import HGVecEnv
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from hg_env.train.vec_env import HGVecEnv
 
     venv = HGVecEnv(4, seed=0, opponents=["random", "greedy"], opponent_weights=[3, 1], reward="score_diff")
     obs = venv.reset()
@@ -129,7 +130,6 @@ def test_sb3_vec_env_adapter_with_maskable_ppo() -> None:
 def test_lookahead_observations_add_the_search_and_change_no_game() -> None:
     """lookahead=True adds per-action gains and estimates; boards, games and rewards stay the same."""
     from hg_env.agents.greedy import greedy_actions
-
     from hg_env.core import search
 
     plain = VectorEnv(6, num_players=2, reward="score_diff", seed=4, opponents=[FirstLegal()])

@@ -29,7 +29,6 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from hg_env.train.config import ImitationConfig
 from torch import nn
 
 from hg_env.aec import rank_rewards
@@ -39,6 +38,7 @@ from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
 from hg_env.core.state import OVER, PHASE_NAMES
 from hg_env.progress import progress_bar
+from hg_env.train.config import ImitationConfig
 
 
 def play_chunk(

@@ -561,8 +561,9 @@ def _network_size(path: Path, kind: str, kwargs: dict) -> tuple[int, int]:
 
 def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
     """A maskable policy's features extractor, built on the meta device as the policy builds it."""
-    from hg_env.train.vec_env import env_spaces
     from stable_baselines3.common.torch_layers import CombinedExtractor, NatureCNN
+
+    from hg_env.train.vec_env import env_spaces
 
     ruleset = kwargs.get("ruleset", DEFAULT_RULESET)
     _check_reach(path, kwargs.get("board_reach"), ruleset)

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import torch
+
 from hg_env.train.config import load_config
 from hg_env.train.train import train
 
@@ -61,7 +62,8 @@ def bench_train(
 # One measurement of ``compare_train`` in one tree, in a fresh process: argv is the tree and a JSON
 # object {"lookahead", "steps", "threads", "overrides"}; it prints {"wall_s", "cpu_s", "module"}. It
 # imports the tree's hg_env, and its hg_env.agents / hg_env.train from the tree's agents/ and train/
-# (as pyproject's package-dir maps them; an editable install would map them to the working tree), and
+# (explicitly: older revisions have no links hg_env/agents, hg_env/train, and an editable install
+# would map them to the working tree), and
 # trains the tree's configs/throughput.toml through config_from_dict and train(config, progress=False),
 # which every revision since the speed work began (905ff51) has. The first optimizer's one-time import
 # is paid outside the timing.

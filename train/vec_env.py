@@ -26,9 +26,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from hg_env.agents.base import Agent, make_agent
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from hg_env.agents.base import Agent, make_agent
 from hg_env.core import search
 from hg_env.core.actions import action_layout
 from hg_env.single_agent import board_space
