@@ -99,11 +99,12 @@ ENV_ID = re.compile(r"^hg_env/\w+-v\d+$")  # registry ids (hg_env/HuntersGathere
 def _repository_files(root: Path) -> set[str]:
     """The files of the repository at ``root``, as posix paths relative to it: the tracked files
     (``git ls-files``) that are on disk, so what ``make run`` writes into the git-ignored runs/ and
-    results/ never counts. Without git (an unpacked archive), the files on disk minus the names
-    .gitignore lists and hidden folders."""
+    results/ never counts. Without git (an unpacked archive, or git refusing the checkout), the
+    files on disk minus the names .gitignore lists and hidden folders."""
     if (root / ".git").exists() and shutil.which("git"):
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, timeout=60)
-        return {path for path in listed.stdout.decode().split("\0") if path and (root / path).is_file()}
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, timeout=60)
+        if listed.returncode == 0:  # else (a checkout git refuses to read: another owner) as without git
+            return {path for path in listed.stdout.decode().split("\0") if path and (root / path).is_file()}
     ignore_file = root / ".gitignore"
     ignored = ignore_file.read_text(encoding="utf-8").splitlines() if ignore_file.exists() else []
     patterns = [line.strip().strip("/") for line in ignored if line.strip() and not line.startswith(("#", "!"))]
