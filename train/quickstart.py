@@ -17,11 +17,10 @@ import json
 import time
 from pathlib import Path
 
-from hg_env.train.config import load_config
-from hg_env.train.train import checkpoint_paths, train
-
 from hg_env.arena import tournament
 from hg_env.figures import percent, quickstart_eval
+from hg_env.train.config import load_config
+from hg_env.train.train import checkpoint_paths, train
 
 
 def main(args) -> int:
