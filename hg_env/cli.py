@@ -139,6 +139,46 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise SystemExit(f"hgenv tournament: {err}") from None
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from hg_env.arena.ladder import main
+
+    try:
+        return main(args)
+    except (ValueError, OSError) as err:
+        _fail("ladder", str(err))
+
+
+def _ladder_parser(sub) -> None:
+    """``hgenv ladder --agent SPEC``, ``hgenv ladder build``, ``hgenv ladder table`` (hg_env.arena.ladder)."""
+    from hg_env.arena.ladder import DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_GAMES_PER_PAIR, RUNG_NAMES
+
+    ray_help = "play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)"
+    lad = sub.add_parser("ladder", help="place an agent on the ruleset's rating scale (random = 0, greedy = 1000)")
+    lad.add_argument("--agent", help="agent spec, e.g. policy:path=runs/quick/final_model.zip")
+    lad.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games at most")
+    lad.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="CPU-minutes of play at most")
+    lad.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=ray_help)
+    lad.add_argument("--out", help="folder for games.jsonl, ladder.json, ladder.md (default results/ladder/R/AGENT)")
+    lad.add_argument("--seed", type=int, default=1, help="the agent's decks derive from it")
+    reference_help = "a reference file of your own instead of the stored one (hg_env/arena/reference/R.jsonl)"
+    lad.add_argument("--reference", help=reference_help)
+    _ruleset_option(lad)
+    lad.set_defaults(func=cmd_ladder, ladder_command=None)
+    what = lad.add_subparsers(dest="ladder_command", parser_class=_Parser)
+    build = what.add_parser("build", help="play the reference games still missing (resumable, appends as it goes)")
+    build.add_argument("--games-per-pair", type=int, default=DEFAULT_GAMES_PER_PAIR, help="adjacent rungs; skips half")
+    build.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
+    build.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=ray_help)
+    build.add_argument("--only-stale", action="store_true", help="only the pairings of stale rungs")
+    build.add_argument("--rungs", nargs="+", choices=RUNG_NAMES, help="only these rungs (a small build)")
+    build.add_argument("--max-games", type=int, help="stop after this many games (resume later)")
+    build.add_argument("--reference", help=reference_help)
+    _ruleset_option(build)
+    table = what.add_parser("table", help="the rungs' ratings from the stored reference games")
+    table.add_argument("--reference", help=reference_help)
+    _ruleset_option(table)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from hg_env import replay
 
@@ -283,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(tour)
     add_flag_option(tour)
     tour.set_defaults(func=cmd_tournament)
+    _ladder_parser(sub)
     rep = sub.add_parser("replay", help="turn a saved game record into an animated GIF or a PNG of the board")
     rep.add_argument("record", help="a JSON game record (Game.to_record, hgenv play) or a tournament's games.jsonl")
     rep.add_argument("--game", help="with games.jsonl: the game to replay, by id (t0-d3-r1) or index (7)")

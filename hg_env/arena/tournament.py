@@ -149,7 +149,8 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
     n = len(game_spec.agents)
     game = Game(num_players=n, seed=game_spec.deck_seed, ruleset=game_spec.ruleset, **game_spec.flags)
     seconds, cpu = [0.0] * n, [0.0] * n  # wall-clock and CPU time spent deciding, per seat
-    started = time.perf_counter()
+    moves = [0] * n  # decisions per seat: CPU seconds per move (hg_env.arena.ladder)
+    started, cpu_started = time.perf_counter(), time.process_time()
     seated, error = _seat_agents(game_spec, agents)
     while error is None and not game.is_over:
         seat, mask = game.current_player, game.action_mask()
@@ -163,6 +164,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         finally:
             seconds[seat] += time.perf_counter() - t0
             cpu[seat] += time.process_time() - c0
+            moves[seat] += 1
         in_range = isinstance(action, (int, np.integer)) and 0 <= action < len(mask)
         if not (in_range and mask[action]):
             what = f" ({game.describe(int(action))})" if in_range else ""
@@ -187,6 +189,8 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "seconds": round(time.perf_counter() - started, 3),
         "agent_seconds": [round(s, 3) for s in seconds],
         "agent_cpu_seconds": [round(s, 3) for s in cpu],
+        "agent_decisions": moves,
+        "cpu_seconds": round(time.process_time() - cpu_started, 3),  # the whole game, engine included
         "record": game.to_record(players=list(game_spec.agents), meta={"tournament_game": game_spec.game_id}),
     }
 

@@ -1,0 +1,713 @@
+"""The ladder: one command places an agent on a fixed rating scale, per ruleset.
+
+    hgenv ladder --agent policy:path=runs/quick/final_model.zip [--ruleset hg2020] [--budget 15]
+    hgenv ladder build --ruleset hg2020 [--workers 16 | --ray [ADDRESS]] [--games-per-pair 200] [--only-stale]
+    hgenv ladder table --ruleset hg2020
+
+Rungs
+    Every ruleset has the same reference agents (``RUNG_NAMES``): ``random``, ``greedy``,
+    ``greedy:opponents=0.75``, ``ppo`` (the shipped model ``hg_env/arena/models/ppo_<ruleset>.zip``,
+    trained by ``configs/quick.toml``, ``configs/hg2002_quick.toml`` or ``configs/carcassonne_quick.toml``),
+    a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults.
+
+Scale
+    Bradley–Terry on the Elo scale (hg_env.arena.bradley_terry), fitted over every current reference
+    game plus the placed agent's games, two players, ties counting half. ``random`` = 0 and ``greedy`` =
+    1000 are fixed (anchors, no interval); every other rating has a weak prior (mean 500, sd 1000 Elo),
+    so a rung or agent that won every game still gets a finite rating, and a 95% Laplace interval.
+
+Reference games (``hgenv ladder build``)
+    The rungs in the order above play their neighbours (``games_per_pair`` games) and the rung two
+    places up (half as many), on paired decks with seats swapped. Every game is one compact line of
+    ``hg_env/arena/reference/<ruleset>.jsonl`` (rung names by seat, deck and agent seeds, scores, ranks,
+    CPU seconds and decisions per seat, the model files' SHA-256, the engine fingerprint, the code
+    version; no game record), appended as it finishes: a build resumes where it stopped, and never
+    plays a game it already has.
+
+Staleness
+    A game counts while its rungs' pins hold: the engine fingerprint of the ruleset (``hgenv bench
+    fingerprint``) and each model file's SHA-256. A rung with games whose pins no longer hold, not yet
+    played again, is *stale*: ``hgenv ladder`` names it and leaves all its games out (never mixing old
+    and new), and ``hgenv ladder build --only-stale`` plays those pairings again.
+
+Placing an agent (``hgenv ladder --agent``)
+    Batches of games on paired decks (seats swapped) against the rungs nearest the agent's current
+    estimate (first ``greedy``; then alternately the nearest rated rung below and above), until
+    ``games`` games or the ``budget`` in CPU-minutes of play is spent: a batch is cut to the decks the
+    budget still pays for, from each rung's measured CPU per game. A rung with the agent's own spec is
+    not played. The games go to ``--out`` (``games.jsonl``, ``ladder.json``, ``ladder.md``); running the
+    same command again resumes there, and never plays a game twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hg_env.arena import bradley_terry
+from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
+from hg_env.fileio import atomic_write_text, read_jsonl
+from hg_env.tables import render_table
+
+HERE = Path(__file__).resolve().parent
+REFERENCE_DIR = HERE / "reference"
+MODELS_DIR = HERE / "models"
+CHEAP_MCTS = "mcts:sims=16"  # about 1.3 CPU-s per two-player game (24 sims: 1.9 s), a tenth of the defaults'
+RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")
+ANCHORS = {"random": 0.0, "greedy": 1000.0}
+AGENT = "(agent)"  # the placed agent's name in games.jsonl and the fit (no spec looks like it)
+BUILD_SEED = 27  # the reference games' decks
+AGENT_SEED = 1  # the placed agent's decks: other decks than the reference's
+DEFAULT_GAMES_PER_PAIR = 200  # ±50 Elo between adjacent rungs (README, Ladder)
+DEFAULT_GAMES, DEFAULT_BUDGET, DEFAULT_BATCH = 200, 15.0, 20
+# CPU seconds per two-player game before a rung has games to measure (README's measured costs)
+GUESS_CPU_PER_GAME = {"random": 0.05, "greedy": 0.1, "greedy:opponents=0.75": 0.2, "ppo": 1.0, CHEAP_MCTS: 2.0}
+GUESS_MCTS_CPU_PER_GAME = 17.0
+TRAIN_CONFIGS = {"hg2020": "configs/quick.toml", "hg2002": "configs/hg2002_quick.toml"}
+
+
+def train_config(ruleset: str) -> str:
+    """The config that trains a ruleset's ``ppo`` rung."""
+    return TRAIN_CONFIGS.get(ruleset, f"configs/{ruleset}_quick.toml")
+
+
+# ---------------------------------------------------------------- rungs and pins
+
+
+@dataclass(frozen=True)
+class Rung:
+    name: str  # what the tables and the reference files call it
+    spec: str  # what make_agent builds
+    model: Path | None = None  # its model file, pinned by SHA-256
+
+    @property
+    def sha256(self) -> str | None:
+        return None if self.model is None else file_sha256(self.model)
+
+
+def rungs(ruleset: str) -> list[Rung]:
+    """The rungs of a ruleset, weakest first (the order of the reference pairings)."""
+    _check_ruleset(ruleset)
+    out = []
+    for name in RUNG_NAMES:
+        if name == "ppo":
+            model = MODELS_DIR / f"ppo_{ruleset}.zip"
+            out.append(Rung(name, f"policy:path={model},ruleset={ruleset}", model))
+        else:
+            out.append(Rung(name, name))
+    return out
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """SHA-256 of a file (None if it does not exist), cached while its size and time stay."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return _sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def engine_fingerprint(ruleset: str) -> str:
+    """One digest of ``hgenv bench fingerprint --ruleset R`` (its seeded games: rules, observations, masks)."""
+    from hg_env.bench import fingerprint
+
+    digests = fingerprint(ruleset=ruleset)
+    return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """``0.1.0`` and, in a git checkout, ``+g<commit>`` (``.dirty`` with uncommitted changes)."""
+    from hg_env import __version__
+
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(HERE), "describe", "--always", "--dirty=.dirty", "--abbrev=10", "--exclude=*"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+    return f"{__version__}+g{head.stdout.strip()}" if head.returncode == 0 and head.stdout.strip() else __version__
+
+
+def _check_ruleset(ruleset: str) -> None:
+    if ruleset not in RULESETS:
+        raise ValueError(f"ruleset must be one of {RULESETS}, got {ruleset!r}")
+
+
+def reference_path(ruleset: str) -> Path:
+    return REFERENCE_DIR / f"{ruleset}.jsonl"
+
+
+# ---------------------------------------------------------------- game lines
+
+
+def game_key(line: dict) -> tuple:
+    """What makes a game the same game: its two players, deck, seating and the decks' seed."""
+    return (tuple(sorted(line["seats"])), line["deck"], tuple(line["seats"]), line["deck_seed"])
+
+
+def points(line: dict, name: str) -> float:
+    """1 for a win of ``name``, 1/2 for a tie, 0 for a loss (ranks; an agent's error loses)."""
+    mine, theirs = (line["ranks"][s] for s in ((0, 1) if line["seats"][0] == name else (1, 0)))
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def is_current(line: dict, pins: dict[str, str | None], fingerprint: str) -> bool:
+    """The line's game counts: same engine, and every seat's model file as now (``pins``: name -> SHA-256)."""
+    if line.get("fingerprint") != fingerprint:
+        return False
+    return all(pins.get(name) == sha for name, sha in zip(line["seats"], line["sha256"]))
+
+
+def _compact(result: dict, seats: Sequence[str], pins: dict[str, str | None], fingerprint: str) -> dict:
+    """The ladder's line of a tournament.play_game result (module docstring)."""
+    error = result["error"]
+    return {
+        "seats": list(seats),
+        "deck": result["deck"],
+        "deck_seed": result["deck_seed"],
+        "agent_seeds": result["agent_seeds"],
+        "scores": result["scores"],
+        "ranks": result["ranks"],
+        "cpu": result["agent_cpu_seconds"],
+        "moves": result["agent_decisions"],
+        "cpu_seconds": result["cpu_seconds"],
+        "error": None if error is None else f"{error['agent']}: {error['message'].splitlines()[0]}"[:300],
+        "sha256": [pins.get(name) for name in seats],
+        "fingerprint": fingerprint,
+        "version": code_version(),
+    }
+
+
+def read_lines(path: Path) -> list[dict]:
+    """The game lines of a file; a last line cut short by a kill is dropped from the file too."""
+    lines, cut = read_jsonl(path)
+    if cut:
+        atomic_write_text(path, "".join(json.dumps(line) + "\n" for line in lines))
+    return lines
+
+
+def _append(f, line: dict) -> None:
+    f.write(json.dumps(line, separators=(",", ":")) + "\n")
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def _scheduled(index: int, specs: Sequence[str], deck: int, rotation: int, seed: int, ruleset: str):
+    """One two-player game on deck ``deck`` (the same order in every pairing: paired decks)."""
+    from hg_env.arena import tournament
+
+    seeds = tuple(tournament._derive(seed, deck, 1 + rotation, 1 + s) for s in range(2))  # no trailing 0s: the
+    # SeedSequence of [seed, deck, 0, 0] is that of [seed, deck], the deck's own seed
+    game_id = f"{specs[0]}|{specs[1]}|d{deck}"
+    return tournament.ScheduledGame(
+        index, game_id, 0, deck, rotation, tuple(specs), tournament._derive(seed, deck), seeds, ruleset
+    )
+
+
+def _play(todo: list, workers: int = 1, ray_address: str | None = None, agents: dict | None = None) -> Iterable[dict]:
+    """Results of the scheduled games (any order with ``workers`` > 1): the tournament's game loop."""
+    from hg_env.arena import tournament
+
+    if agents is not None and workers <= 1 and ray_address is None:
+        for game_spec in todo:
+            yield tournament.play_game(game_spec, agents)
+        return
+    yield from tournament._results(todo, workers, ray_address)
+
+
+# ---------------------------------------------------------------- the reference state of a ruleset
+
+
+@dataclass
+class Reference:
+    """The stored games of a ruleset, sorted by whether they count now."""
+
+    ruleset: str
+    rungs: list[Rung]
+    lines: list[dict]
+    fingerprint: str
+    pins: dict[str, str | None] = field(default_factory=dict)
+    stale: dict[str, int] = field(default_factory=dict)  # rung -> games to play again
+    current: list[dict] = field(default_factory=list)  # counting games of rungs that are not stale
+
+    @classmethod
+    def load(cls, ruleset: str, path: str | Path | None = None, rung_list: list[Rung] | None = None) -> Reference:
+        rung_list = rungs(ruleset) if rung_list is None else rung_list
+        lines = read_lines(Path(path) if path is not None else reference_path(ruleset))
+        ref = cls(ruleset, rung_list, lines, engine_fingerprint(ruleset))
+        ref.pins = {r.name: r.sha256 for r in rung_list}
+        names = set(ref.pins)
+        ours = [line for line in lines if set(line["seats"]) <= names]
+        fresh = [line for line in ours if is_current(line, ref.pins, ref.fingerprint)]
+        replayed, counted = {game_key(line) for line in fresh}, {id(line) for line in fresh}
+        for line in ours:
+            if id(line) in counted or game_key(line) in replayed:
+                continue
+            for name, sha in zip(line["seats"], line["sha256"]):  # whose pin broke
+                if line.get("fingerprint") != ref.fingerprint or ref.pins[name] != sha:
+                    ref.stale[name] = ref.stale.get(name, 0) + 1
+        ref.current = [line for line in fresh if not set(line["seats"]) & set(ref.stale)]
+        return ref
+
+    def rated(self) -> list[str]:
+        """Rungs with a rating now: the anchors, and every rung with current games."""
+        played = {name for line in self.current for name in line["seats"]}
+        return [r.name for r in self.rungs if r.name in ANCHORS or (r.name in played and r.name not in self.stale)]
+
+    def cpu_per_game(self, name: str) -> float:
+        """CPU seconds a rung spends per game (its measured share; a guess before it has games)."""
+        spent = [line["cpu"][line["seats"].index(name)] for line in self.lines if name in line["seats"]]
+        if spent:
+            return sum(spent) / len(spent)
+        return GUESS_CPU_PER_GAME.get(name, GUESS_MCTS_CPU_PER_GAME)
+
+    def cpu_per_move(self, name: str) -> float | None:
+        cpu = moves = 0.0
+        for line in self.current:
+            if name in line["seats"]:
+                seat = line["seats"].index(name)
+                cpu, moves = cpu + line["cpu"][seat], moves + line["moves"][seat]
+        return cpu / moves if moves else None
+
+
+def pairings(lines: Iterable[dict]) -> list[bradley_terry.Pairing]:
+    """Games between every two players, as points of the first (sorted) name."""
+    total: dict[tuple[str, str], list[float]] = {}
+    for line in lines:
+        a, b = sorted(line["seats"])
+        entry = total.setdefault((a, b), [0.0, 0.0])
+        entry[0] += 1
+        entry[1] += points(line, a)
+    return [bradley_terry.Pairing(a, b, n, w) for (a, b), (n, w) in total.items()]
+
+
+def fit_lines(lines: Iterable[dict], players: Iterable[str] = ()) -> bradley_terry.Fit:
+    return bradley_terry.fit(pairings(lines), ANCHORS, players=players)
+
+
+# ---------------------------------------------------------------- building the reference
+
+
+def plan(rung_list: Sequence[Rung], games_per_pair: int) -> list[tuple[str, str, int]]:
+    """The reference pairings: each rung against the next (``games_per_pair``) and the one after (half)."""
+    names = [r.name for r in rung_list]
+    skip = max(2, 2 * round(games_per_pair / 4))
+    out = [(names[k], names[k + 1], games_per_pair) for k in range(len(names) - 1)]
+    return out + [(names[k], names[k + 2], skip) for k in range(len(names) - 2)]
+
+
+def build(
+    ruleset: str,
+    games_per_pair: int = DEFAULT_GAMES_PER_PAIR,
+    workers: int = 1,
+    ray_address: str | None = None,
+    only_stale: bool = False,
+    reference: str | Path | None = None,
+    rung_names: Sequence[str] | None = None,
+    max_games: int | None = None,
+    log=print,
+) -> Reference:
+    """Play the reference games still missing (module docstring), appending each to the reference file.
+
+    ``rung_names`` builds only those rungs (a small test build); ``max_games`` stops after that many."""
+    _check_ruleset(ruleset)
+    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
+        raise ValueError(f"--games-per-pair must be an integer >= 2, got {games_per_pair!r}")
+    if ray_address is not None and workers > 1:
+        raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
+    rung_list = rungs(ruleset)
+    if rung_names is not None:
+        unknown = sorted(set(rung_names) - set(RUNG_NAMES))
+        if unknown:
+            raise ValueError(f"unknown rung(s) {unknown}; the rungs are {list(RUNG_NAMES)}")
+        rung_list = [r for r in rung_list if r.name in rung_names]
+    for r in rung_list:
+        if r.model is not None and r.sha256 is None:
+            raise ValueError(f"{r.model} is missing: train it with hgenv train --config {train_config(ruleset)}")
+    path = Path(reference) if reference is not None else reference_path(ruleset)
+    ref = Reference.load(ruleset, path, rung_list)
+    done = {game_key(line) for line in ref.lines if is_current(line, ref.pins, ref.fingerprint)}
+    specs = {r.name: r.spec for r in rung_list}
+    todo, meta, rows = [], {}, []
+    pairs = plan(rung_list, games_per_pair)
+    if only_stale:
+        pairs = [p for p in pairs if p[0] in ref.stale or p[1] in ref.stale]
+    for a, b, games in pairs:
+        missing = 0
+        for deck in range(games // 2):
+            for rotation, seats in enumerate(((a, b), (b, a))):
+                key = (tuple(sorted(seats)), deck, seats, _deck_seed(BUILD_SEED, deck))
+                if key in done:
+                    continue
+                missing += 1
+                game = _scheduled(len(todo), [specs[s] for s in seats], deck, rotation, BUILD_SEED, ruleset)
+                todo.append((deck, game))
+                meta[game.game_id + f"|r{rotation}"] = seats
+        cost = missing * (ref.cpu_per_game(a) + ref.cpu_per_game(b))
+        rows.append([f"`{a}` vs `{b}`", games, games - missing, missing, f"{cost / 60:.1f}"])
+    todo = [g for _, g in sorted(todo, key=lambda item: (item[0], item[1].index))]  # deck by deck: partial covers all
+    if max_games is not None:
+        todo = todo[:max_games]
+    total = sum(float(row[-1]) for row in rows)
+    log(f"ladder build {ruleset}: {len(pairs)} pairings, {len(todo)} games to play, about {total:.0f} CPU-minutes")
+    log(render_table(("pairing", "games", "done", "to play", "CPU-min"), rows, align="lrrrr"))
+    if ref.stale:
+        log(f"stale rungs (their games are played again): {', '.join(sorted(ref.stale))}")
+    if not todo:
+        return Reference.load(ruleset, path, rung_list)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started, last, played, spent = time.monotonic(), time.monotonic(), 0, 0.0
+    with path.open("a", encoding="utf-8") as f:
+        for result in _play(todo, workers, ray_address):
+            seats = meta[f"{result['game']}|r{result['rotation']}"]
+            line = _compact(result, seats, ref.pins, ref.fingerprint)
+            _append(f, line)
+            played, spent = played + 1, spent + line["cpu_seconds"]
+            if time.monotonic() - last > 60 or played == len(todo):
+                last = time.monotonic()
+                log(
+                    f"  {played}/{len(todo)} games, {spent / 60:.1f} CPU-min of games, "
+                    f"{(last - started) / 60:.1f} min -> {path}"
+                )
+    return Reference.load(ruleset, path, rung_list)
+
+
+def _deck_seed(seed: int, deck: int) -> int:
+    from hg_env.arena import tournament
+
+    return tournament._derive(seed, deck)
+
+
+# ---------------------------------------------------------------- placing an agent
+
+
+@dataclass
+class LadderResult:
+    """A placed agent: its rating and every rung's (``markdown()`` for the table)."""
+
+    ruleset: str
+    agent: str
+    rating: float
+    interval: tuple[float, float]
+    games: int
+    cpu_seconds: float  # CPU seconds of the agent's games (both players, engine included)
+    rows: list[dict]  # one per rated rung and the agent, strongest first
+    stale: dict[str, int]
+    unrated: list[str]
+    out: str | None = None
+
+    def markdown(self) -> str:
+        header = ("player", "rating", "95% interval", "games vs agent", "agent's score", "CPU s per move")
+        table = []
+        for row in self.rows:
+            name = f"**{self.agent}**" if row["agent"] else f"`{row['name']}`"
+            low, high = row["interval"]
+            bounds = "anchor" if row["name"] in ANCHORS else f"[{low:.0f}, {high:.0f}]"
+            score = "" if row["agent"] or not row["games"] else f"{row['agent_score']:.2f}"
+            cpu = "" if row["cpu_per_move"] is None else f"{row['cpu_per_move']:.4f}"
+            table.append([name, f"{row['rating']:.0f}", bounds, row["games"] or "", score, cpu])
+        low, high = self.interval
+        lines = [
+            f"## Ladder {self.ruleset}: {self.agent}",
+            "",
+            f"Rating {self.rating:.0f}, 95% interval [{low:.0f}, {high:.0f}], from {self.games} games "
+            f"({self.cpu_seconds / 60:.1f} CPU-minutes); random = 0 and greedy = 1000 are fixed.",
+            "",
+            render_table(header, table, align="lrrrrr"),
+        ]
+        lines += _notes(self.ruleset, self.stale, self.unrated)
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.markdown()
+
+
+def _notes(ruleset: str, stale: dict[str, int], unrated: Sequence[str]) -> list[str]:
+    notes = []
+    if stale:
+        what = ", ".join(f"`{name}` ({n} games)" for name, n in sorted(stale.items()))
+        notes.append(
+            f"\nStale rungs, left out (the engine or their model file changed since their games): {what}; "
+            f"refresh them with `hgenv ladder build --ruleset {ruleset} --only-stale`."
+        )
+    if unrated:
+        names = ", ".join(f"`{n}`" for n in unrated)
+        notes.append(f"\nRungs without reference games yet: {names} (`hgenv ladder build --ruleset {ruleset}`).")
+    return notes
+
+
+def _label(agent: Any, name: str | None) -> str:
+    if name:
+        return name
+    return agent if isinstance(agent, str) else "agent"
+
+
+def _agent_pin(agent: Any) -> str | None:
+    """SHA-256 of a spec's model file (``path=``), so a changed model is never mixed with its old games."""
+    if not isinstance(agent, str):
+        return None
+    from hg_env.agents.base import parse_spec
+
+    path = parse_spec(agent)[1].get("path")
+    return None if path is None else file_sha256(path)
+
+
+def default_out(agent_label: str, ruleset: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._=-]+", "_", agent_label).strip("_")[:80] or "agent"
+    return f"results/ladder/{ruleset}/{slug}"
+
+
+def _check_run_config(out: Path, config: dict) -> None:
+    path = out / "config.json"
+    if path.exists():
+        try:
+            theirs = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path} is damaged ({err}); delete it (the settings are written again)") from None
+        differ = [k for k in ("agent", "ruleset", "seed") if theirs.get(k) != config[k]]
+        if differ:
+            detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {config[k]!r} now" for k in differ)
+            raise ValueError(f"{out} holds another ladder run ({detail}); use another --out")
+    atomic_write_text(path, json.dumps(config, indent=2) + "\n")
+
+
+def choose_rung(
+    estimate: float, ratings: dict[str, float], played: dict[str, int], cost: dict[str, float], left: float
+) -> tuple[str, int] | None:
+    """The next rung and how many decks the CPU seconds ``left`` pay for (module docstring); None: stop.
+
+    The nearest rated rung below and above ``estimate``, the one with fewer games against the agent first
+    (a tie: the cheaper); the other, or then the rest nearest first, when the budget cannot pay a deck."""
+    if not any(played.values()) and "greedy" in ratings:
+        order = ["greedy"]
+    else:
+        below = [n for n in ratings if ratings[n] <= estimate]
+        above = [n for n in ratings if ratings[n] > estimate]
+        near = [max(below, key=ratings.get)] if below else []
+        near += [min(above, key=ratings.get)] if above else []
+        near.sort(key=lambda n: (played.get(n, 0), cost[n]))
+        order = near
+    rest = sorted((n for n in ratings if n not in order), key=lambda n: abs(ratings[n] - estimate))
+    for name in order + rest:
+        decks = int(left // (2 * cost[name])) if cost[name] > 0 else DEFAULT_BATCH // 2
+        if decks >= 1:
+            return name, decks
+    return None
+
+
+def ladder(
+    agent: Any,
+    ruleset: str = DEFAULT_RULESET,
+    games: int = DEFAULT_GAMES,
+    budget: float = DEFAULT_BUDGET,
+    ray_address: str | None = None,
+    out: str | Path | None = None,
+    seed: int = AGENT_SEED,
+    name: str | None = None,
+    batch: int = DEFAULT_BATCH,
+    reference: str | Path | None = None,
+    log=None,
+) -> LadderResult:
+    """Place ``agent`` on the ruleset's ladder (module docstring) and return its rating among the rungs.
+
+    ``agent``: what ``hg_env.evaluate`` takes (a spec string, an ``Agent``, a function
+    ``(observation, action_mask) -> action`` or a stable-baselines3 model). ``budget``: CPU-minutes of
+    play. ``out``: a folder for games.jsonl, ladder.json and ladder.md (resumed when it holds this
+    agent's games; ``None`` keeps nothing). ``reference``: another reference file (tests).
+    ValueError naming a bad argument before any game."""
+    from hg_env.arena.evaluate import as_agent
+
+    _check_ruleset(ruleset)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
+        raise ValueError(f"games must be an integer >= 2, got {games!r}")
+    if not (isinstance(budget, (int, float)) and math.isfinite(budget) and budget > 0):
+        raise ValueError(f"budget must be a positive number of CPU-minutes, got {budget!r}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 2:
+        raise ValueError(f"batch must be an integer >= 2, got {batch!r}")
+    if ray_address is not None and not isinstance(agent, str):
+        raise ValueError("--ray plays agents given by spec strings only: Ray workers build the agent from it")
+    label = _label(agent, name)
+    player = as_agent(agent, seed=seed)  # a bad spec or object fails here
+    ref = Reference.load(ruleset, reference)
+    specs = {r.name: r.spec for r in ref.rungs}
+    pins = {**ref.pins, AGENT: _agent_pin(agent)}
+    rated = [n for n in ref.rated() if not (isinstance(agent, str) and specs[n] == agent)]
+    unrated = [r.name for r in ref.rungs if r.name not in ref.rated() and r.name not in ref.stale]
+    run: list[dict] = []
+    path = None
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        config = {"agent": label, "ruleset": ruleset, "seed": seed}
+        _check_run_config(out, config)
+        path = out / "games.jsonl"
+        run = [line for line in read_lines(path) if is_current(line, pins, ref.fingerprint)]
+    done = {game_key(line) for line in run}
+    say = log or (lambda _: None)
+    f = path.open("a", encoding="utf-8") if path is not None else None
+    cache = {AGENT: player}
+    try:
+        while len(run) < games:
+            fit = fit_lines(ref.current + run, players=[AGENT])
+            played = {n: sum(n in line["seats"] for line in run) for n in rated}
+            agent_cost = sum(line["cpu"][line["seats"].index(AGENT)] for line in run) / len(run) if run else 0.0
+            cost = {n: ref.cpu_per_game(n) + agent_cost for n in rated}
+            left = budget * 60 - sum(line["cpu_seconds"] for line in run)
+            choice = choose_rung(fit.ratings[AGENT], {n: fit.ratings[n] for n in rated}, played, cost, left)
+            if choice is None:
+                break
+            rung, decks = choice
+            decks = min(decks, max(1, batch // 2), math.ceil((games - len(run)) / 2))
+            todo, seats_of = [], {}
+            deck = 0
+            while len(todo) < 2 * decks:  # the rung's next decks this agent has not played
+                for rotation, seats in enumerate(((AGENT, rung), (rung, AGENT))):
+                    key = (tuple(sorted(seats)), deck, seats, _deck_seed(seed, deck))
+                    if key in done:
+                        continue
+                    spec = [agent if s == AGENT and ray_address is not None else specs.get(s, s) for s in seats]
+                    game = _scheduled(len(todo), spec, deck, rotation, seed, ruleset)
+                    todo.append(game)
+                    seats_of[(game.game_id, rotation)] = seats
+                deck += 1
+            before = len(run)
+            for result in _play(todo, 1, ray_address, agents=cache if ray_address is None else None):
+                line = _compact(result, seats_of[(result["game"], result["rotation"])], pins, ref.fingerprint)
+                run.append(line)
+                done.add(game_key(line))
+                if f is not None:
+                    _append(f, line)
+            score = sum(points(line, AGENT) for line in run[before:]) / (len(run) - before)
+            fit = fit_lines(ref.current + run, players=[AGENT])
+            low, high = fit.interval(AGENT)
+            say(
+                f"  vs {rung}: {len(run) - before} games, agent's score {score:.2f}; "
+                f"rating {fit.ratings[AGENT]:.0f} [{low:.0f}, {high:.0f}] after {len(run)} games, "
+                f"{sum(line['cpu_seconds'] for line in run) / 60:.1f} of {budget:g} CPU-min"
+            )
+    finally:
+        if f is not None:
+            f.close()
+    result = _result(ref, run, rated, unrated, label)
+    if out is not None:
+        result.out = str(out)
+        atomic_write_text(out / "ladder.json", json.dumps(asdict(result), indent=2) + "\n")
+        atomic_write_text(out / "ladder.md", result.markdown())
+    return result
+
+
+def _result(ref: Reference, run: list[dict], rated: list[str], unrated: list[str], label: str) -> LadderResult:
+    fit = fit_lines(ref.current + run, players=[AGENT, *rated])
+    rows = []
+    for n in [*rated, AGENT]:
+        mine = [line for line in run if n in line["seats"]] if n != AGENT else run
+        agent_cpu = sum(line["cpu"][line["seats"].index(AGENT)] for line in run)
+        agent_moves = sum(line["moves"][line["seats"].index(AGENT)] for line in run)
+        rows.append(
+            {
+                "name": label if n == AGENT else n,
+                "agent": n == AGENT,
+                "rating": fit.ratings[n],
+                "interval": list(fit.interval(n)),
+                "games": len(mine),
+                "agent_score": sum(points(line, AGENT) for line in mine) / len(mine) if mine else None,
+                "cpu_per_move": (agent_cpu / agent_moves if agent_moves else None)
+                if n == AGENT
+                else ref.cpu_per_move(n),
+            }
+        )
+    rows.sort(key=lambda row: -row["rating"])
+    return LadderResult(
+        ruleset=ref.ruleset,
+        agent=label,
+        rating=fit.ratings[AGENT],
+        interval=fit.interval(AGENT),
+        games=len(run),
+        cpu_seconds=sum(line["cpu_seconds"] for line in run),
+        rows=rows,
+        stale=dict(ref.stale),
+        unrated=unrated,
+    )
+
+
+# ---------------------------------------------------------------- the reference table
+
+
+def reference_table(ruleset: str, reference: str | Path | None = None) -> str:
+    """The rungs' ratings, intervals and CPU seconds per move from the stored games (the README's table)."""
+    ref = Reference.load(ruleset, reference)
+    rated = ref.rated()
+    fit = fit_lines(ref.current, players=rated)
+    rows = []
+    for n in sorted(rated, key=lambda n: -fit.ratings[n]):
+        low, high = fit.interval(n)
+        cpu = ref.cpu_per_move(n)
+        games = sum(n in line["seats"] for line in ref.current)
+        bounds = "anchor" if n in ANCHORS else f"[{low:.0f}, {high:.0f}]"
+        rows.append([f"`{n}`", f"{fit.ratings[n]:.0f}", bounds, games, "" if cpu is None else f"{cpu:.4f}"])
+    header = ("rung", "rating", "95% interval", "games", "CPU s per move")
+    text = render_table(header, rows, align="lrrrr")
+    unrated = [r.name for r in ref.rungs if r.name not in rated and r.name not in ref.stale]
+    return text + "".join(note + "\n" for note in _notes(ruleset, ref.stale, unrated))
+
+
+# ---------------------------------------------------------------- command line
+
+
+def main(args) -> int:
+    """Entry point of ``hgenv ladder`` (args from hg_env.cli)."""
+    action = getattr(args, "ladder_command", None)
+    if action == "build":
+        build(
+            args.ruleset,
+            games_per_pair=args.games_per_pair,
+            workers=args.workers,
+            ray_address=args.ray,
+            only_stale=args.only_stale,
+            reference=args.reference,
+            rung_names=args.rungs,
+            max_games=args.max_games,
+        )
+        print(reference_table(args.ruleset, args.reference))
+        return 0
+    if action == "table":
+        print(reference_table(args.ruleset, args.reference))
+        return 0
+    if not args.agent:
+        raise ValueError("--agent SPEC is needed (or: hgenv ladder build | table)")
+    out = args.out or default_out(args.agent, args.ruleset)
+    print(f"ladder {args.ruleset}: placing {args.agent} ({args.games} games at most, {args.budget:g} CPU-min) -> {out}")
+    result = ladder(
+        args.agent,
+        ruleset=args.ruleset,
+        games=args.games,
+        budget=args.budget,
+        ray_address=args.ray,
+        out=out,
+        seed=args.seed,
+        reference=args.reference,
+        log=print,
+    )
+    print(result.markdown())
+    return 0

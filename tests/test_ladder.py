@@ -1,0 +1,215 @@
+"""The ladder (hg_env.arena.ladder, hg_env.arena.bradley_terry): the rating fit on synthetic games, resumable
+builds and placements that never play a game twice, stale rungs, and ``hgenv ladder`` end to end.
+
+The games here use tiny reference files built in the test (cheap rungs, a few games), never the stored ones."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hg_env.arena import bradley_terry as bt
+from hg_env.arena.ladder import (
+    AGENT,
+    Reference,
+    build,
+    choose_rung,
+    game_key,
+    ladder,
+    plan,
+    reference_table,
+    rungs,
+)
+from hg_env.cli import main
+from hg_env.core.ruleset import RULESETS
+
+ANCHORS = {"random": 0.0, "greedy": 1000.0}
+CHEAP = ["random", "greedy", "greedy:opponents=0.75"]
+
+
+def _draw(truth: dict[str, float], games: dict[tuple[str, str], int], rng) -> list[bt.Pairing]:
+    """Synthetic games: wins drawn from the Bradley–Terry model of ``truth``."""
+    return [bt.Pairing(a, b, n, float(rng.binomial(n, bt.expected(truth[a], truth[b])))) for (a, b), n in games.items()]
+
+
+def test_the_fit_recovers_known_strengths_with_a_one_sided_pairing() -> None:
+    truth = {"random": 0.0, "greedy": 1000.0, "a": 1300.0, "b": 1700.0, "c": 2500.0}
+    games = {("random", "greedy"): 200, ("greedy", "a"): 400, ("a", "b"): 400, ("b", "c"): 400, ("greedy", "c"): 100}
+    pairings = _draw(truth, games, np.random.default_rng(0))
+    assert next(p for p in pairings if p.b == "c" and p.a == "greedy").points == 0  # c won every game: one-sided
+    fit = bt.fit(pairings, ANCHORS)
+    for name in ("a", "b", "c"):
+        low, high = fit.interval(name)
+        assert low <= truth[name] <= high, (name, fit.ratings[name], low, high)
+        assert high - low < 400
+    assert fit.ratings["random"] == 0 and fit.ratings["greedy"] == 1000 and fit.sd["greedy"] == 0
+
+
+def test_a_player_that_won_every_game_gets_a_finite_rating() -> None:
+    fit = bt.fit([bt.Pairing("greedy", "x", 40, 0.0)], ANCHORS)
+    low, high = fit.interval("x")
+    assert 1500 < fit.ratings["x"] < 4000 and np.isfinite(high) and low > 1000
+
+
+def test_ties_count_half() -> None:
+    even = bt.fit([bt.Pairing("greedy", "x", 100, 50.0)], ANCHORS)
+    assert even.ratings["x"] == pytest.approx(1000, abs=5)  # the prior's pull (mean 500) is a few Elo
+
+
+def test_intervals_cover_the_truth_95_percent_of_the_time() -> None:
+    truth = {"random": 0.0, "greedy": 1000.0, "a": 700.0, "b": 1300.0}
+    games = {("random", "a"): 60, ("a", "greedy"): 60, ("greedy", "b"): 60, ("a", "b"): 40}
+    rng = np.random.default_rng(1)
+    hits = np.zeros(2)
+    draws = 400
+    for _ in range(draws):
+        fit = bt.fit(_draw(truth, games, rng), ANCHORS)
+        for k, name in enumerate(("a", "b")):
+            low, high = fit.interval(name)
+            hits[k] += low <= truth[name] <= high
+    coverage = hits / draws
+    assert ((coverage > 0.91) & (coverage < 0.985)).all(), coverage
+
+
+def test_bad_pairings_are_refused() -> None:
+    with pytest.raises(ValueError, match="points"):
+        bt.fit([bt.Pairing("greedy", "x", 4, 5.0)], ANCHORS)
+
+
+def test_choose_rung_starts_at_greedy_then_brackets_the_estimate_within_the_budget() -> None:
+    ratings = {"random": 0.0, "greedy": 1000.0, "g75": 1100.0, "mcts": 1800.0}
+    cost = {"random": 0.125, "greedy": 0.125, "g75": 0.25, "mcts": 20.0}
+    assert choose_rung(500.0, ratings, {}, cost, 60.0) == ("greedy", 240)
+    played = {"greedy": 20, "g75": 20}
+    assert choose_rung(1500.0, ratings, played, cost, 60.0) == ("mcts", 1)  # the nearest above, fewer games
+    assert choose_rung(1500.0, ratings, played, cost, 30.0) == ("g75", 60)  # mcts's deck costs 40 s
+    assert choose_rung(1500.0, ratings, played, cost, 0.1) is None
+
+
+def test_the_plan_pairs_neighbours_and_skips() -> None:
+    names = [r.name for r in rungs("hg2020")]
+    pairs = plan(rungs("hg2020"), 200)
+    assert [(a, b) for a, b, _ in pairs[: len(names) - 1]] == list(itertools.pairwise(names))
+    assert {n for a, b, n in pairs} == {200, 100} and len(pairs) == 2 * len(names) - 3
+
+
+def _build(path: Path, ruleset: str = "hg2020", **kwargs) -> Reference:
+    return build(ruleset, games_per_pair=4, reference=path, rung_names=CHEAP, log=lambda *_: None, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def references(tmp_path_factory) -> dict[str, Path]:
+    """A tiny reference file per ruleset: the cheap rungs, 4 games per neighbouring pair."""
+    folder = tmp_path_factory.mktemp("reference")
+    for ruleset in RULESETS:
+        _build(folder / f"{ruleset}.jsonl", ruleset)
+    return {ruleset: folder / f"{ruleset}.jsonl" for ruleset in RULESETS}
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_build_resumes_and_never_plays_a_game_twice(tmp_path: Path, references) -> None:
+    path = tmp_path / "hg2020.jsonl"
+    _build(path, max_games=3)
+    assert len(_lines(path)) == 3
+    with path.open("a") as f:
+        f.write('{"seats": ["random", "gr')  # a kill in the middle of a line: that game is played again
+    _build(path)
+    lines = _lines(path)
+    assert len(lines) == 4 + 4 + 2 and len({game_key(line) for line in lines}) == len(lines)
+    _build(path)
+    assert _lines(path) == lines  # complete: nothing played
+    timing = ("cpu", "cpu_seconds")
+    same = [
+        [{k: v for k, v in line.items() if k not in timing} for line in f]
+        for f in (lines, _lines(references["hg2020"]))
+    ]
+    assert same[0] == same[1]  # the same games as the build in one go
+
+
+def test_a_placement_resumes_and_never_plays_a_game_twice(tmp_path: Path, references) -> None:
+    kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path, batch=4)
+    first = ladder("greedy:opponents=0.5", games=6, **kwargs)
+    assert first.games == 6 and (tmp_path / "ladder.md").exists()
+    again = ladder("greedy:opponents=0.5", games=6, **kwargs)
+    assert again.games == 6 and len(_lines(tmp_path / "games.jsonl")) == 6  # nothing played
+    more = ladder("greedy:opponents=0.5", games=10, **kwargs)
+    lines = _lines(tmp_path / "games.jsonl")
+    assert more.games == 10 and len(lines) == 10 and len({game_key(line) for line in lines}) == 10
+    assert json.loads((tmp_path / "ladder.json").read_text())["games"] == 10
+    with pytest.raises(ValueError, match="another ladder run"):
+        ladder("greedy", games=6, **kwargs)
+
+
+def test_a_placement_takes_agent_objects_like_evaluate(references) -> None:
+    from hg_env.agents.base import make_agent
+
+    result = ladder(make_agent("greedy"), ruleset="hg2020", games=4, batch=4, reference=references["hg2020"])
+    assert result.agent == "agent" and result.games == 4
+    assert {row["name"] for row in result.rows} >= {"agent", "random", "greedy"}
+    assert result.rows[0]["rating"] >= result.rows[-1]["rating"]
+    with pytest.raises(ValueError, match="Ray"):
+        ladder(make_agent("greedy"), ray_address="")
+
+
+def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch, references) -> None:
+    module = sys.modules["hg_env.arena.ladder"]  # the module: hg_env.arena.ladder is its function
+    monkeypatch.setattr(module, "MODELS_DIR", tmp_path)
+    model = tmp_path / "ppo_hg2020.zip"
+    model.write_bytes(b"first model")
+    first = module.file_sha256(model)
+    path = tmp_path / "hg2020.jsonl"
+    lines = _lines(references["hg2020"])
+    ppo = []
+    for line in lines[:4]:  # games of ppo, as a build with this model file would have written them
+        seats = ["ppo" if s == "greedy:opponents=0.75" else s for s in line["seats"]]
+        ppo.append({**line, "seats": seats, "sha256": [first if s == "ppo" else None for s in seats]})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines + ppo))
+    assert Reference.load("hg2020", path).stale == {} and "ppo" in Reference.load("hg2020", path).rated()
+    model.write_bytes(b"second model")
+    ref = Reference.load("hg2020", path)
+    assert set(ref.stale) == {"ppo"} and "ppo" not in ref.rated()
+    assert all("ppo" not in line["seats"] for line in ref.current)
+    assert "Stale rungs" in reference_table("hg2020", path) and "`ppo` (" in reference_table("hg2020", path)
+    said: list[str] = []
+    build(
+        "hg2020",
+        games_per_pair=4,
+        reference=path,
+        only_stale=True,
+        max_games=0,
+        log=said.append,
+        rung_names=[*CHEAP, "ppo"],
+    )
+    assert said[0].startswith("ladder build hg2020: 2 pairings") and "`ppo`" in said[1]
+    assert "`random` vs `greedy` |" not in said[1]
+    monkeypatch.setattr(module, "engine_fingerprint", lambda ruleset: "another engine")
+    assert set(Reference.load("hg2020", path).stale) == {"random", "greedy", "greedy:opponents=0.75", "ppo"}
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_hgenv_ladder_places_an_agent_within_a_tiny_budget(ruleset, tmp_path: Path, capsys, references) -> None:
+    argv = ["ladder", "--agent", "greedy:opponents=0.5", "--ruleset", ruleset, "--budget", "0.02"]
+    assert main([*argv, "--games", "8", "--reference", str(references[ruleset]), "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert f"## Ladder {ruleset}: greedy:opponents=0.5" in printed and "95% interval" in printed
+    assert "| **greedy:opponents=0.5** |" in printed and "| `greedy` | 1000 | anchor |" in printed
+    lines = _lines(tmp_path / "games.jsonl")
+    assert 2 <= len(lines) <= 8 and all(AGENT in line["seats"] for line in lines)
+    assert sum(line["cpu_seconds"] for line in lines) < 0.02 * 60 + 5  # the budget, and one deck past it at most
+
+
+def test_hgenv_ladder_refuses_bad_input_in_one_line(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["ladder", "--agent", "nosuchagent", "--budget", "1"])
+    assert "hgenv ladder:" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["ladder", "--agent", "greedy", "--budget", "0"])
+    assert "budget must be a positive number" in capsys.readouterr().err
