@@ -138,6 +138,7 @@ class Game:
 
     def tile_at(self, x: int, y: int) -> tuple[int, int] | None:
         """(tile id, rotation) at (x, y), or None for an empty or off-board position."""
+        _check_ints(f"tile_at({x!r}, {y!r})", x=x, y=y)
         board = self.rules.board
         if abs(x) > board.reach or abs(y) > board.reach:
             return None
@@ -212,6 +213,7 @@ class Game:
 
     def place(self, x: int, y: int, rotation: int) -> None:
         """T2: place the drawn tile at (x, y) with the given rotation."""
+        _check_ints(f"place({x!r}, {y!r}, {rotation!r})", x=x, y=y, rotation=rotation)
         self._expect("place", f"place({x}, {y}, {rotation})")
         if (x, y, rotation) not in self.legal_placements():
             ints = all(isinstance(v, (int, np.integer)) for v in (x, y))
@@ -230,6 +232,8 @@ class Game:
             self._expect("retake", "retake(None)")
             self.step(self.layout.none)
             return
+        zone = {} if local_zone is None else {"local_zone": local_zone}  # None: whichever zone it stands on
+        _check_ints(f"retake({x!r}, {y!r}, {local_zone!r})", x=x, y=y, **zone)
         legal = [(lx, ly) for lx, ly, lz in self.legal_retakes() if local_zone is None or lz == local_zone]
         if (x, y) not in legal:
             spec = self.rules.spec
@@ -247,6 +251,7 @@ class Game:
         if kind is None:
             self.step(self.layout.none)
             return
+        _check_ints(f"occupy({kind!r}, {local_zone!r})", local_zone=local_zone)
         if (kind, local_zone) not in self.legal_occupants():
             raise ValueError(
                 f"occupy({kind!r}, {local_zone}): not legal on tile "
@@ -404,6 +409,14 @@ class Game:
             f"Game(ruleset={self.ruleset!r}, num_players={self.num_players}, phase={self.phase!r}, "
             f"current_player={self.current_player}, tile_to_place={self.tile_to_place}, scores={self.scores})"
         )
+
+
+def _check_ints(call: str, **values: object) -> None:
+    """Coordinates, rotations and zones are ints (numpy integers too; not bools, floats or None):
+    ``1.0`` would match a legal move and then become an encoded action the caller never passed."""
+    for name, value in values.items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{call}: {name} must be an int, got {value!r} ({type(value).__name__})")
 
 
 def _extra_deck(extra: str | None, **given: list[int] | None) -> list[int] | None:

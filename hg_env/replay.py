@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from hg_env.game import Game
 from hg_env.render import board_bounds, render_rgb
 
 FORMATS = (".gif", ".png")
+MIN_FPS, MAX_FPS = 0.01, 100.0  # GIF delays: whole centiseconds, at most 65,535 of them
 
 
 def load_record(path: str | Path, game: str | None = None, ruleset: str | None = None) -> dict:
@@ -120,10 +122,13 @@ def save_replay(
     from hg_env.render import _pil
 
     out = Path(out)
+    # Checked for a PNG too, where it is unused: a bad value never passes silently. GIF delays are
+    # whole centiseconds (at most 655.35 s), so 100 frames per second is the finest a GIF can hold.
+    number = isinstance(fps, (int, float, np.integer, np.floating)) and not isinstance(fps, (bool, np.bool_))
+    if not (number and math.isfinite(fps) and MIN_FPS <= fps <= MAX_FPS):
+        raise ValueError(f"fps must be a number {MIN_FPS}..{MAX_FPS} (GIF frames per second), got {fps!r}")
     if out.suffix.lower() not in FORMATS:
         raise ValueError(f"--out must end in .gif (animation) or .png (one position), got {out.name!r}")
-    if fps <= 0:
-        raise ValueError(f"fps must be positive, got {fps}")
     Image, _, _ = _pil()
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".png":

@@ -157,9 +157,6 @@ def test_wrong_phase_is_refused() -> None:
         ((1, 0, 0), "not a legal placement"),  # r0 shows a meadow to the start forest
         ((1, 0, 4), "not a legal placement"),  # no rotation 4
         ((13, 0, 0), "off the board"),  # R4.3
-        (("1", 0, 3), "not a legal placement"),
-        ((None, 0, 3), "not a legal placement"),
-        ((1.0, 0, 3.5), "not a legal placement"),
     ],
 )
 def test_illegal_placement_is_refused(where: tuple, message: str) -> None:
@@ -170,8 +167,26 @@ def test_illegal_placement_is_refused(where: tuple, message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("where", "name"),
+    [
+        (("1", 0, 3), "x"),
+        ((None, 0, 3), "x"),
+        ((1, 0.0, 3), "y"),
+        ((1.0, 0, 3.5), "x"),
+        ((1, 0, np.float64(3)), "rotation"),
+    ],
+)
+def test_placement_arguments_that_are_not_ints_are_named(where: tuple, name: str) -> None:
+    """(1.0, 0, 3) matches the legal (1, 0, 3): it used to become a float action, refused as such."""
+    game = Game(2, regular_deck=[37, 62], menhir_deck=[])
+    expect_refused(game, lambda g: g.place(*where), rf"^place\(.*\): {name} must be an int, got ")
+    game.place(np.int64(1), 0, 3)  # numpy integers are ints
+    assert game.tile_at(1, 0) == (37, 3)
+
+
+@pytest.mark.parametrize(
     ("kind", "zone"),
-    [("pawn", 8), ("hut", 3), ("pawn", 9), ("pawn", -1), ("hut", 12), ("meeple", 1), ("pawn", None), ("pawn", "1")],
+    [("pawn", 8), ("hut", 3), ("pawn", 9), ("pawn", -1), ("hut", 12), ("meeple", 1)],
 )
 def test_bad_occupant_is_refused(kind: object, zone: object) -> None:
     """Bad local zones and kinds: ValueError naming the call and the legal choices."""
@@ -180,11 +195,21 @@ def test_bad_occupant_is_refused(kind: object, zone: object) -> None:
     expect_refused(game, lambda g: g.occupy(kind, zone), r"occupy\(.*not legal on tile 1.*legal:")
 
 
+@pytest.mark.parametrize("zone", [None, "1", 1.0, True])
+def test_a_local_zone_that_is_not_an_int_is_named(zone: object) -> None:
+    """occupy("pawn", 1.0) matches the legal ("pawn", 1): it used to become a float action."""
+    game = Game(2, regular_deck=[1, 62], menhir_deck=[])
+    game.place(-1, 0, 0)
+    expect_refused(game, lambda g: g.occupy("pawn", zone), r"^occupy\('pawn', .*\): local_zone must be an int, got ")
+
+
 def test_bad_retake_is_refused() -> None:
     """Another seat's pawn, an own hut, an empty tile, a wrong zone: refused."""
     game = shaman_game()
-    for call in ((1, 0, 2), (-1, 0, 8), (5, 5, 0), (0, 1, 3), (0, None, None)):
+    for call in ((1, 0, 2), (-1, 0, 8), (5, 5, 0), (0, 1, 3)):
         expect_refused(game, lambda g, c=call: g.retake(*c), r"retake\(.*no pawn there.*legal: \[\(0, 1, 0\)\]")
+    for call, name in (((0, None, None), "y"), ((0.0, 1, 0), "x"), ((0, 1, 0.0), "local_zone"), ((0, True), "y")):
+        expect_refused(game, lambda g, c=call: g.retake(*c), rf"^retake\(.*\): {name} must be an int, got ")
 
 
 @pytest.mark.parametrize("player", [-1, 2, 5, "0", None, 1.0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -254,6 +255,80 @@ def test_every_command_ends_bad_input_with_one_line_and_status_2() -> None:
         assert len(lines) == 1 and lines[0].startswith(f"hgenv {args[0]}: "), (args, done.stderr)
 
 
+# ---------------------------------------------------------------- arguments that are not what they seem
+
+
+def test_a_ruleset_that_is_not_a_string_is_named() -> None:
+    """Game(ruleset=['hg2020']) used to raise TypeError: unhashable type: 'list'."""
+    for ruleset in (["hg2020"], {"hg2020": 1}, 2020, None):
+        with pytest.raises(ValueError, match=r"ruleset must be one of \('hg2020', 'hg2002', 'carcassonne'\), got"):
+            Game(2, ruleset=ruleset)
+
+
+@pytest.mark.parametrize(("x", "y"), [("a", 0), (0.5, 0), (0, 1.0), (True, 0), (0, None)])
+def test_tile_at_names_a_coordinate_that_is_not_an_int(x, y) -> None:
+    """tile_at('a', 0) raised TypeError, tile_at(0.5, 0) IndexError, tile_at(True, 0) read (1, 0)."""
+    game = Game(2, seed=0)
+    name = "x" if not isinstance(y, (float, type(None))) else "y"
+    with pytest.raises(ValueError, match=rf"^tile_at\({x!r}, {y!r}\): {name} must be an int, got "):
+        game.tile_at(x, y)
+    assert game.tile_at(np.int64(0), np.int32(0)) is not None  # numpy integers are ints
+
+
+def test_moves_given_as_floats_name_the_call_not_an_encoded_action() -> None:
+    """place(1.0, ...) and retake(float(x), y, z) matched a legal move, became a float action and were
+    refused as an encoded action the caller never passed; now the call and the argument are named."""
+    game = Game(2, seed=0)
+    x, y, r = game.legal_placements()[0]
+    before = copy.deepcopy(game.state.arrays())
+    with pytest.raises(ValueError, match=rf"^place\({float(x)!r}, {y}, {r}\): x must be an int, got {float(x)!r}"):
+        game.place(float(x), y, r)
+    with pytest.raises(ValueError, match=r"rotation must be an int, got True \(bool\)"):
+        game.place(x, y, True)
+    _assert_same(before, game.state.arrays())
+    game.place(x, y, r)
+    kind, zone = game.legal_occupants()[0]
+    with pytest.raises(ValueError, match=rf"^occupy\({kind!r}, {float(zone)!r}\): local_zone must be an int"):
+        game.occupy(kind, float(zone))
+    shaman = shaman_game()
+    assert shaman.phase == "retake"
+    x, y, z = shaman.legal_retakes()[0]
+    before = copy.deepcopy(shaman.state.arrays())
+    for args, name in (((float(x), y, z), "x"), ((x, y, float(z)), "local_zone"), ((x, "1", z), "y")):
+        with pytest.raises(ValueError, match=rf"^retake\(.*\): {name} must be an int") as err:
+            shaman.retake(*args)
+        assert "action" not in str(err.value)
+    _assert_same(before, shaman.state.arrays())
+    shaman.retake(x, y)  # local_zone may be left out
+    assert shaman.phase == "occupy"
+
+
+def test_replay_fps_is_checked_for_every_output(tmp_path: Path, capsys) -> None:
+    """--fps nan gave "cannot convert float NaN to integer", and a PNG output let any value pass."""
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(_finished_record()))
+    for fps in ("nan", "inf", "0", "-1", "1000"):
+        for out in ("x.gif", "x.png"):
+            assert main(["replay", str(path), "--out", str(tmp_path / out), "--fps", fps]) == 2
+            err = capsys.readouterr().err.strip()
+            assert err.startswith("hgenv replay: fps must be a number 0.01..100") and "\n" not in err, err
+            assert not (tmp_path / out).exists()
+    assert main(["replay", str(path), "--out", str(tmp_path / "x.png"), "--fps", "0.5", "--upto", "3"]) == 0
+
+
+def test_a_checkpoint_of_random_bytes_is_not_called_a_checkpoint(tmp_path: Path) -> None:
+    """Random bytes were described as "a checkpoint with extra content" (holds more than tensors)."""
+    pytest.importorskip("torch")
+    from hg_env.train.checkpoint import CheckpointError, read_checkpoint
+
+    path = tmp_path / "step_0000000256.pt"
+    rng = np.random.default_rng(30)
+    for data in (rng.bytes(4096), b"hello, world", bytes(100)):
+        path.write_bytes(data)
+        with pytest.raises(CheckpointError, match=r"step_0000000256\.pt is not a checkpoint: not a torch.save file"):
+            read_checkpoint(path, ())
+
+
 # ---------------------------------------------------------------- fuzz
 
 JUNK = [None, True, -1, 2**70, 1.5, float("nan"), "x", "", [], [1, "a"], {}, {"a": 1}, [[[]]], -(2**63)]
@@ -321,6 +396,49 @@ def test_fuzz_bad_actions_leave_the_game_unchanged(ruleset: str) -> None:
         _assert_same(before, game.state.arrays())
         game.step(int(rng.choice(sorted(legal))))
     assert tried >= 150
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_fuzz_bad_arguments_to_the_scripting_api_name_the_call(ruleset: str) -> None:
+    """300 seeded bad calls per ruleset of place / occupy / retake / tile_at with one argument replaced by junk
+    (floats of legal values, bools, strings, None, containers, out-of-range ints) raise one ValueError
+    that starts with the call itself, and leave every array of the game unchanged."""
+    rng = np.random.default_rng(7)
+    game, tried = Game(2, seed=7, ruleset=ruleset), 0
+    while tried < 300:
+        if game.is_over:
+            game = Game(2, seed=int(rng.integers(2**31)), ruleset=ruleset)
+        before = copy.deepcopy(game.state.arrays())
+        phase = game.phase
+        if phase == "place":
+            call, legal = game.place, [tuple(m) for m in game.legal_placements()]
+        elif phase == "occupy":
+            call, legal = game.occupy, list(game.legal_occupants())
+        elif phase == "retake":
+            call, legal = game.retake, list(game.legal_retakes())
+        else:
+            call, legal = None, []
+        for _ in range(3):
+            if call is None or not legal or rng.random() < 0.25:
+                junk = JUNK[rng.integers(len(JUNK))]
+                if isinstance(junk, int) and not isinstance(junk, bool):
+                    continue  # an int is a real coordinate: tile_at answers it
+                args = [0, 0]
+                args[int(rng.integers(2))] = junk
+                with pytest.raises(ValueError, match=rf"^tile_at\({re.escape(repr(args[0]))}, "):
+                    game.tile_at(*args)
+            else:
+                args = list(legal[rng.integers(len(legal))])
+                at = int(rng.integers(1 if phase == "occupy" else 0, len(args)))  # occupy: the zone
+                args[at] = float(args[at]) if rng.random() < 0.4 else JUNK[rng.integers(len(JUNK))]
+                if tuple(args) in legal or (phase == "retake" and at == 2 and args[2] is None):
+                    continue  # still a legal move (an int that happens to be legal, retake's zone left out)
+                with pytest.raises(ValueError, match=rf"^{call.__name__}\(") as err:
+                    call(*args)
+                assert "\n" not in str(err.value) and "an action must be" not in str(err.value), str(err.value)
+            tried += 1
+        _assert_same(before, game.state.arrays())
+        game.step(int(rng.choice(game.legal_actions())))
 
 
 def test_the_batched_core_refuses_an_illegal_batch_whole() -> None:

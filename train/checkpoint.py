@@ -73,6 +73,18 @@ def write_checkpoint(path: Path, payload: dict) -> None:
 def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
     """The payload of a checkpoint, read without running code; CheckpointError naming the file."""
     try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+    except OSError as err:
+        raise CheckpointError(f"checkpoint {path} cannot be read ({err})") from None
+    # torch.save writes a zip (b"PK\x03\x04"); its legacy format and plain pickles open with the pickle
+    # PROTO opcode. Anything else (random bytes, text) is not a checkpoint at all, not one with extra content.
+    if head and not head.startswith((b"PK\x03\x04", b"\x80")):
+        raise CheckpointError(
+            f"{path} is not a checkpoint: not a torch.save file (it starts with {head!r}); "
+            "delete it to resume from the one before"
+        )
+    try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:  # objects other than tensors: refused without being built
         raise CheckpointError(

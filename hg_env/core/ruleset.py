@@ -156,9 +156,16 @@ class Ruleset:
         return f"<Ruleset {self.name}>"
 
 
-@cache
 def get_ruleset(name: str) -> Ruleset:
     """The ruleset called ``name`` (``hg2020``, ``hg2002``, ``carcassonne``); ValueError otherwise."""
-    if not isinstance(name, str) or name not in RULESETS:
+    if not isinstance(name, str) or name not in RULESETS:  # before the cache, which cannot hash a list
         raise ValueError(f"ruleset must be one of {RULESETS}, got {name!r}")
+    return _load_ruleset(name)
+
+
+@cache
+def _load_ruleset(name: str) -> Ruleset:
     return importlib.import_module(f"hg_env.rulesets.{name}").RULESET
+
+
+get_ruleset.cache_clear = _load_ruleset.cache_clear  # type: ignore[attr-defined]  # tests swap a ruleset in
