@@ -1135,6 +1135,8 @@ GLYPH_NAMES = {
 }
 SUPERSAMPLE = 3  # shapes are drawn larger and scaled down, for smooth edges
 PANEL_WIDTH = 300
+PANEL_HEIGHT, SEAT_HEIGHT = 600, 50  # the picture's least height with two seats, and what each other seat adds
+LATEST_EVENTS = 5  # the panel's latest scoring events, as many of them as fit
 
 
 def _pil() -> tuple:
@@ -1535,6 +1537,10 @@ class BoardLayout:
     def rows(self) -> int:
         return self.bounds[3] - self.bounds[2] + 1
 
+    def shows(self, x: int, y: int) -> bool:
+        """Whether position (x, y) lies inside the shown bounds."""
+        return self.bounds[0] <= x <= self.bounds[1] and self.bounds[2] <= y <= self.bounds[3]
+
     def cell_origin(self, x: int, y: int) -> tuple[int, int]:
         """Pixel of the NW corner of position (x, y)."""
         return self.left + (x - self.bounds[0]) * self.tile_px, self.top + (y - self.bounds[2]) * self.tile_px
@@ -1571,19 +1577,25 @@ def render_rgb(
     placed while it awaits an occupant (the key explains them). ``texts``, if given, receives every string
     the picture sets, in drawing order.
     """
-    Image, _, _ = _pil()
+    Image, ImageDraw, _ = _pil()
     layout = board_layout(game, tile_px, bounds)
     board_w = layout.left + layout.columns * tile_px + 8
     board_h = layout.top + layout.rows * tile_px + 8
-    height = max(board_h, 600)
-    while True:  # a second pass only when the panel needs more height than the board
-        image = Image.new("RGB", (board_w + PANEL_WIDTH, height), TABLE_COLOR)
-        draw = _recording_draw(image)
-        _draw_board(image, draw, game, layout, show_zone_numbers)
-        needed = _draw_panel(image, draw, game, board_w, names, show_zone_numbers)
+    height = max(board_h, PANEL_HEIGHT + SEAT_HEIGHT * (game.num_players - 2))
+    events = LATEST_EVENTS
+    while True:  # fewer (whole) events rather than a taller picture: a replay's frames keep one size
+        scratch = Image.new("RGB", (PANEL_WIDTH, height))
+        needed = _draw_panel(scratch, ImageDraw.Draw(scratch), game, 0, names, show_zone_numbers, events)
         if needed <= height:
             break
-        height = needed
+        if events > 1:
+            events -= 1
+        else:
+            height = needed
+    image = Image.new("RGB", (board_w + PANEL_WIDTH, height), TABLE_COLOR)
+    draw = _recording_draw(image)
+    _draw_board(image, draw, game, layout, show_zone_numbers)
+    _draw_panel(image, draw, game, board_w, names, show_zone_numbers, events)
     if texts is not None:
         texts.extend(draw.texts)
     return np.asarray(image, dtype=np.uint8).copy()
@@ -1629,13 +1641,15 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
                 draw.rectangle((ox, oy, ox + px - 1, oy + px - 1), outline=GRID_COLOR)
     _draw_cancelled(draw, game, layout)
     for seat, kind, x, y, local in game.occupants():
+        if not layout.shows(x, y):
+            continue
         cx, cy = layout.occupant_pixel(game, x, y, local)
         tile, _ = game.tile_at(x, y)
         lying = tile_zones(ruleset, tile)[local]["type"] in LYING_TYPES
         piece = _figure_piece(ruleset, kind)
         _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
     last = _last_position(game)
-    if last is not None:
+    if last is not None and layout.shows(*last):
         ox, oy = layout.cell_origin(*last)
         draw.rectangle((ox - 2, oy - 2, ox + px + 1, oy + px + 1), outline=INK, width=1)
         draw.rectangle((ox - 1, oy - 1, ox + px, oy + px), outline=HIGHLIGHT, width=4)
@@ -1647,6 +1661,8 @@ def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) 
     """Cross out animals cancelled by the hunting trap (R7.10)."""
     px = layout.tile_px
     for tile, x, y, rot in game.placed_tiles():
+        if not layout.shows(x, y):
+            continue
         for local, counts in _cancelled_by_zone(game, tile).items():
             left = dict(counts)
             for animal, ax, ay in _animal_positions(game.ruleset, tile, rot, local, px):
@@ -1675,9 +1691,16 @@ def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayou
 
 
 def _draw_panel(
-    image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, left: int, names: list[str] | None, numbers: bool
+    image: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    game: Game,
+    left: int,
+    names: list[str] | None,
+    numbers: bool,
+    events: int = LATEST_EVENTS,
 ) -> int:
-    """Scores, supplies, the tile to place, deck counts, recent scoring and a key; returns the height it needs."""
+    """Scores, supplies, the tile to place, deck counts, the latest ``events`` scoring events and a key;
+    returns the height it needs."""
     spec = game.rules.spec
     x0, y = left + 12, 14
     right = image.width - 10  # the panel's text ends here
@@ -1702,7 +1725,7 @@ def _draw_panel(
                 _figure(draw, piece, False, sx, y + 32, 15, color)
                 sx += 17 if piece == HUT else 15
         draw.text((right, y + 32), supply_text(game, seat), fill=(90, 90, 90), font=_font(SMALL_TEXT), anchor="rm")
-        y += 50
+        y += SEAT_HEIGHT
     y += 4
     if game.is_over:
         winners = " & ".join(player_name(p, names) for p in game.winners)
@@ -1728,12 +1751,12 @@ def _draw_panel(
     deck = f"{regular} regular, {extra_left} {spec.extra_deck}" if spec.extra_deck else str(regular)
     draw.text((x0, y), f"Tiles left: {deck}", fill=INK, font=_font(13))
     y += 24
-    recent = [e for e in game.events if e["type"] not in ("TILE_DISCARDED",)][-5:]
+    recent = [e for e in game.events if e["type"] not in ("TILE_DISCARDED",)][-events:]
     if recent:
         draw.text((x0, y), "Latest:", fill=INK, font=_font(13))
         y += 18
         for event in recent:  # whole sentences, wrapped at spaces; later lines indented
-            y = _text_lines(draw, (x0 + 4, y), describe_event(event, names), SMALL_TEXT, (60, 60, 60), right, 10) + 3
+            y = _text_lines(draw, (x0 + 4, y), describe_event(event), SMALL_TEXT, (60, 60, 60), right, 10) + 3
         y += 6
     key_height = _draw_key(_scratch_draw(), game, x0, 0, numbers)
     key_top = max(y, image.height - key_height - 8)
@@ -1751,23 +1774,28 @@ def _scratch_draw() -> ImageDraw.ImageDraw:
 
 def _wrap(text: str, size: int, width: float, indent: float = 0) -> list[str]:
     """``text`` in lines no wider than ``width`` pixels (later lines ``indent`` less), broken at spaces; a word
-    longer than a line is broken where it must."""
+    longer than a whole line fills the line it starts on and is broken where it must."""
     font = _font(size)
     lines: list[str] = []
+
+    def fits(line: str) -> bool:
+        return font.getlength(line) <= width - (indent if lines else 0)
+
     line = ""
     for word in text.split():
         candidate = f"{line} {word}" if line else word
-        if font.getlength(candidate) <= width - (indent if lines else 0):
+        if fits(candidate):
             line = candidate
             continue
-        if line:
+        if line and font.getlength(word) <= width - indent:  # the word fits on a line of its own
             lines.append(line)
-        line = word
-        while len(line) > 1 and font.getlength(line) > width - (indent if lines else 0):
-            room = width - (indent if lines else 0)
-            cut = next((i for i in range(len(line) - 1, 0, -1) if font.getlength(line[:i]) <= room), 1)
-            lines.append(line[:cut])
-            line = line[cut:]
+            line = word
+            continue
+        line = candidate
+        while len(line) > 1 and not fits(line):
+            cut = next((i for i in range(len(line) - 1, 0, -1) if fits(line[:i])), 1)
+            lines.append(line[:cut].rstrip())
+            line = line[cut:].lstrip()
     return [*lines, line] if line else lines
 
 

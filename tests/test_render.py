@@ -26,6 +26,7 @@ from hg_env.render import (
     GOLD_COLOR,
     PANEL_WIDTH,
     PLAYER_COLORS,
+    TABLE_COLOR,
     _content_spots,
     _tile_block,
     _wrap,
@@ -512,8 +513,8 @@ def test_picture_sets_whole_event_sentences_with_spaces() -> None:
     events = [e for e in game.events if e["type"] != "TILE_DISCARDED"][-5:]
     assert len(events) == 5
     for event in events:
-        assert describe_event(event, names) in laid_out, describe_event(event, names)
-    assert "P0 (policy) +" in laid_out and " tiles" in laid_out
+        assert describe_event(event) in laid_out, describe_event(event)
+    assert "P0 (policy): " in laid_out and " tiles" in laid_out
 
 
 def test_wrapped_lines_fit_and_keep_every_word() -> None:
@@ -566,3 +567,19 @@ def test_quickstart_final_board_names_the_agents_by_seat(tmp_path: Path, monkeyp
     monkeypatch.setattr(render, "render_rgb", lambda *a, **k: real(*a, **k, texts=drawn))
     assert quickstart.draw_final_board(tmp_path, policy).is_file()
     assert f"P0 (greedy): {game.scores[0]}" in drawn and f"P1 (policy): {game.scores[1]}" in drawn
+
+
+def test_a_crowded_panel_shows_fewer_whole_events_and_keeps_the_size() -> None:
+    """Long names and events on a small board: the picture keeps its least height (a replay's frames keep one
+    size) and shows the latest events whole, as many as fit."""
+    game = scripted_game(60, ruleset="carcassonne")
+    names = ["policy:path=runs/quick/final_model.zip", "mcts:c=1.4,widen=8,batch=16,deals=4"]
+    texts: list[str] = []
+    picture = render_rgb(game, bounds=(0, 0, 0, 0), names=names, texts=texts)
+    assert picture.shape[0] == 600
+    layout = board_layout(game, bounds=(0, 0, 0, 0))
+    below = picture[layout.top + layout.tile_px + 8 :, : layout.left + layout.tile_px + 8]
+    assert (below == TABLE_COLOR).all(), "nothing of the positions left out is drawn (figures included)"
+    laid_out = " ".join(texts)
+    assert describe_event([e for e in game.events if e["type"] != "TILE_DISCARDED"][-1]) in laid_out
+    assert not any("…" in t for t in texts)
