@@ -13,7 +13,8 @@ move number or with notation (``help`` lists the moves of the game's ruleset):
     retake 1 -2    take back your figure at (1,-2): the shaman's pawn, the Carcassonne abbot
     none           place nothing (or take nothing back)
 
-``board``, ``moves``, ``help`` and ``quit`` do what they say. The game record is
+``board``, ``moves``, ``help`` and ``quit`` do what they say; the board is the compact one (one line per
+row) when the full one is wider than the terminal, and ``full`` shows the full one anyway. The game record is
 saved at the end, also when you quit or press Ctrl-C; ``hgenv replay`` turns it
 into a GIF or PNG, and ``hgenv play --resume`` continues an unfinished one.
 """
@@ -67,7 +68,8 @@ OCCUPY_HELP = {  # ruleset -> the occupant and retake lines of its help
 COMMANDS_HELP = (
     "  none          place nothing / take nothing back\n"
     "Zones named by sides: N, E, S, W a whole side; En the north half of the E side (a river or road splits it).\n"
-    "Commands: board (the board again, with its legend), moves (list the moves), help, quit (the game is saved)."
+    "Commands: board (the board again, with its legend), full (the full board, however wide), moves (list the\n"
+    "moves), help, quit (the game is saved)."
 )
 
 
@@ -381,6 +383,9 @@ class Session:
                 continue
             if command in ("board", "b", "legend"):
                 self.say(self._board(legend=True))
+                continue
+            if command in ("full", "f"):  # the sides of every tile, when the terminal got the compact board
+                self.say(render_ansi(game, self.names, self.color, compact=False))
                 continue
             if command in ("moves", "m", "list"):
                 self.say(list_moves(game))

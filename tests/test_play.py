@@ -179,8 +179,10 @@ def test_narrow_terminals_get_the_compact_board(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("COLUMNS", "20")
     out = io.StringIO()
     session = Session(["random"], seed=4, record_path=tmp_path / "n.json", out=out)
-    assert session.run(reader(answers("quit"), [])) == 0
-    assert "p1# pawn of P1 on a forest" in out.getvalue()
+    assert session.run(reader(answers("full", "quit"), [])) == 0
+    compact, full = out.getvalue().split("Where tile", 1)  # the board, the moves, then what 'full' printed
+    assert "p1# pawn of P1 on a forest" in compact and "y=0" not in compact
+    assert "y=0" in full and "p1@# pawn of P1 on a forest" in full, "'full' shows the full board anyway"
 
 
 # ---------------------------------------------------------------- the other rulesets, --resume, demo
