@@ -183,6 +183,13 @@ SPEED_BASELINE = "905ff51"  # main when the core speed work began (the issue's "
 SPEEDUP_ARGS = ("bench", "core", "--json", "--seconds", "60", "--rounds", "24", "--compare", SPEED_BASELINE)
 
 
+def measure_ladder(runner: Runner) -> dict[str, str]:
+    """Each ruleset's ladder table from its stored reference games (``hgenv ladder table``: a fit, no games)."""
+    return {
+        f"ladder-{ruleset}": runner([*HGENV, "ladder", "table", "--ruleset", ruleset]).stdout for ruleset in RULESETS
+    }
+
+
 def measure_speedup(runner: Runner) -> dict[str, str]:
     """``hgenv bench core --compare``: this revision against the one before the speed work, the same
     games interleaved in one run (24 rounds of fresh processes: one process can run ~10% fast or slow)."""
@@ -546,6 +553,13 @@ FIGURES: dict[str, Figure] = {
             f"python -m hg_env.figures --run sb3-example (the README block under {SB3_SECTION!r}, timed)",
             4,
             measure_sb3_example,
+        ),
+        Figure(
+            "ladder",
+            "hgenv ladder table --ruleset R (each ruleset R; reads hg_env/arena/reference/R.jsonl)",
+            0.2,
+            measure_ladder,
+            tuple(f"ladder-{ruleset}" for ruleset in RULESETS),
         ),
         Figure(
             "ray-tournament",

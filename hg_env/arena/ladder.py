@@ -19,7 +19,7 @@ Scale
 Reference games (``hgenv ladder build``)
     The rungs in the order above play their neighbours (``games_per_pair`` games) and the rung two
     places up (half as many), on paired decks with seats swapped. Every game is one compact line of
-    ``hg_env/arena/reference/<ruleset>.jsonl`` (rung names by seat, deck and agent seeds, scores, ranks,
+    ``reference/<ruleset>.jsonl`` beside this module (rung names by seat, deck and agent seeds, scores, ranks,
     CPU seconds and decisions per seat, the model files' SHA-256, the engine fingerprint, the code
     version; no game record), appended as it finishes: a build resumes where it stopped, and never
     plays a game it already has.
