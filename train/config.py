@@ -378,7 +378,6 @@ def _check(c: TrainConfig) -> None:
 
 def _check_rllib(c: TrainConfig) -> None:
     """What the RLlib backend needs (hg_env.train.rllib_ppo)."""
-    _require(not c.policy.lookahead, "policy.lookahead", 'false with run.backend = "rllib"', c.policy.lookahead)
     _require(c.imitation.decisions == 0, "imitation.decisions", '0 with run.backend = "rllib"', c.imitation.decisions)
     runners = c.ray.num_env_runners
     _require(

@@ -5,11 +5,16 @@ A config with ``[run] backend = "rllib"`` trains here instead of in hg_env.train
 
 * ``SelfPlayEnv``: hg_env's PettingZoo AEC env as an RLlib ``MultiAgentEnv``. Only
   the player to act gets an observation; rewards go to every player (RLlib adds
-  them up until that player's next turn). The observation is our
-  ``{"observation", "action_mask"}`` renamed to the keys RLlib's action-masking
-  modules read, ``{"observations", "action_mask"}``; the env itself is unchanged.
-* ``BoardNetRLModule``: the project's ``BoardNet`` (hg_env.train.policy) as a torch
-  RLModule with a value head; illegal actions get the logit ``FLOAT_MIN``.
+  them up until that player's next turn). The observation is what the SB3 path's
+  ``HGVecEnv`` gives the same network (``hg_env.train.vec_env.env_spaces``: the board
+  tensor, or with ``policy.lookahead`` the dict of the board tensor and the one-turn
+  lookahead's per-action gains and estimates, ``hg_env.vector.lookahead_observation``)
+  and the action mask, under the keys RLlib's action-masking modules read,
+  ``{"observations", "action_mask"}``; the AEC env itself is unchanged.
+* ``BoardNetRLModule``: the project's ``BoardNet`` (hg_env.train.policy), the very network
+  and forward pass (``run_net``) of the SB3 path, as a torch RLModule with a value head;
+  illegal actions get the logit ``FLOAT_MIN``. With ``policy.lookahead = true`` the first
+  policy is the lookahead's valuation (``greedy:opponents=0.75``), as in the SB3 path.
 * Every ``player_i`` maps to the one module ``"shared"``: the policy plays all seats
   (self-play). ``[opponents]`` is not used.
 
@@ -37,7 +42,8 @@ Run directory ``<run.out_dir>/<run.name>/``::
     progress.jsonl     one line per iteration: steps, steps/s, mean return of each seat, mean game length
     eval.jsonl         evaluations against [eval] opponents (if eval.every)
     final_model.zip    the trained policy for the ``policy:path=...`` agent (tournaments, evaluate)
-    final_eval.json    its evaluation
+    final_eval.json    the exported file's evaluation (a "warning" beside ``random``'s result if it
+                       did worse than random: hg_env.train.train.write_final_eval)
 
 Resuming. ``--resume`` restores the newest checkpoint: weights, optimizer and
 counters (RLlib's state); games in progress start afresh, so a resumed run is
@@ -62,13 +68,23 @@ from gymnasium import spaces
 from hg_env.agents.policy import PolicyAgent
 from hg_env.train.config import TrainConfig, load_config, to_toml
 from hg_env.train.model_file import save_model
-from hg_env.train.policy import BoardNet, HGPolicy
-from hg_env.train.train import EVAL_SEED, CheckpointError, _crossed, _differences, _rules, _tune_malloc
+from hg_env.train.policy import BoardNet, HGPolicy, run_net
+from hg_env.train.train import (
+    EVAL_SEED,
+    CheckpointError,
+    _crossed,
+    _differences,
+    _rules,
+    _tune_malloc,
+    write_final_eval,
+)
+from hg_env.train.vec_env import env_spaces
 
 from hg_env.aec import raw_env
-from hg_env.arena.evaluate import evaluate
+from hg_env.arena.evaluate import EvalResult, evaluate
 from hg_env.fileio import atomic_write_text, read_jsonl
 from hg_env.progress import progress_bar
+from hg_env.vector import lookahead_observation
 
 try:
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -100,24 +116,31 @@ STATE_FILE = "hg_state.json"  # our counters, beside RLlib's files in a checkpoi
 class SelfPlayEnv(MultiAgentEnv):
     """Every seat of ``hg_env.aec.raw_env`` for RLlib (module docstring).
 
-    ``config``: ``num_players``, ``reward``, ``reward_scale`` (rewards are multiplied by it)
-    and ``rules`` (rule flags, a dict)."""
+    ``config``: ``num_players``, ``reward``, ``reward_scale`` (rewards are multiplied by it),
+    ``rules`` (the ruleset and its flags, a dict) and ``lookahead`` (bool: observations with the
+    one-turn lookahead's features, from a generator of their own, seeded as ``hg_env.vector``'s)."""
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
         config = dict(config or {})
         self.reward_scale = float(config.get("reward_scale", 1.0))
+        self.lookahead = bool(config.get("lookahead", False))
         self.aec = raw_env(
             num_players=config.get("num_players", 2), reward=config.get("reward", "win"), **config.get("rules", {})
         )
         self.agents = self.possible_agents = list(self.aec.possible_agents)
-        ours = self.aec.observation_space(self.agents[0])
-        space = spaces.Dict({"observations": ours["observation"], "action_mask": ours["action_mask"]})
+        rules = self.aec.rules
+        observation, _ = env_spaces(rules.reach, self.lookahead, rules.ruleset)  # the SB3 path's inputs
+        mask = self.aec.observation_space(self.agents[0])["action_mask"]
+        space = spaces.Dict({"observations": observation, "action_mask": mask})
         self.observation_spaces = {agent: space for agent in self.agents}
         self.action_spaces = {agent: self.aec.action_space(agent) for agent in self.agents}
+        self.lookahead_rng = np.random.default_rng()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self.aec.reset(seed=seed, options=options)
+        if seed is not None:  # later resets without a seed continue the stream
+            self.lookahead_rng = np.random.default_rng([seed, 1])
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {}
 
@@ -132,9 +155,14 @@ class SelfPlayEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, rewards, {"__all__": False}, {"__all__": False}, {}
 
-    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _observe(self, agent: str) -> dict[str, Any]:
         ours = self.aec.observe(agent)
-        return {"observations": ours["observation"], "action_mask": ours["action_mask"]}
+        observation: Any = ours["observation"]
+        if self.lookahead:  # seen from the agent's seat (in a finished game: no gains, the estimates)
+            seat = np.array([self.aec.agent_name_mapping[agent]])
+            batch = lookahead_observation(observation[None], self.aec.game.state, self.lookahead_rng, seat)
+            observation = {key: value[0] for key, value in batch.items()}
+        return {"observations": observation, "action_mask": ours["action_mask"]}
 
 
 # ---------------------------------------------------------------- the module
@@ -143,14 +171,15 @@ class SelfPlayEnv(MultiAgentEnv):
 class BoardNetRLModule(TorchRLModule, ValueFunctionAPI):
     """``BoardNet`` as an RLlib module; ``model_config["board_net"]``: its keyword arguments (board_reach,
     channels, layers, hidden, lookahead, ruleset). Reads ``{"observations", "action_mask"}``; masked actions
-    get ``FLOAT_MIN``."""
+    get ``FLOAT_MIN``. The network runs through ``run_net``, as in the SB3 path: row blocks on the
+    learner's torch threads."""
 
     def setup(self) -> None:
         self.net = BoardNet(**self.model_config["board_net"])  # RLlib adds its defaults beside ours
 
     def _logits_and_values(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
-        logits, values = self.net(obs["observations"])
+        logits, values = run_net(self.net, obs["observations"])
         return logits.masked_fill(obs["action_mask"] == 0, FLOAT_MIN), values.squeeze(-1)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -166,7 +195,7 @@ class BoardNetRLModule(TorchRLModule, ValueFunctionAPI):
 
 
 def net_kwargs(config: TrainConfig) -> dict[str, Any]:
-    """``BoardNet``'s keyword arguments for a config (the plain network: no lookahead)."""
+    """``BoardNet``'s keyword arguments for a config: those of the SB3 path (``HGPolicy``)."""
     p = config.policy
     rules = config.rules()
     return dict(
@@ -174,8 +203,20 @@ def net_kwargs(config: TrainConfig) -> dict[str, Any]:
         channels=p.channels,
         layers=p.layers,
         hidden=p.hidden,
-        lookahead=False,
+        lookahead=p.lookahead,
         ruleset=rules.ruleset,
+    )
+
+
+def env_config(config: TrainConfig) -> dict[str, Any]:
+    """``SelfPlayEnv``'s config for a training config."""
+    e = config.env
+    return dict(
+        num_players=e.num_players,
+        reward=e.reward,
+        reward_scale=e.reward_scale,
+        rules=config.rules().as_dict(),
+        lookahead=config.policy.lookahead,
     )
 
 
@@ -183,9 +224,6 @@ def ppo_config(config: TrainConfig) -> PPOConfig:
     """RLlib's PPO for a config (module docstring: what maps to what)."""
     e, p, r = config.env, config.ppo, config.run
     runners = config.ray.num_env_runners
-    env_config = dict(
-        num_players=e.num_players, reward=e.reward, reward_scale=e.reward_scale, rules=config.rules().as_dict()
-    )
     module = RLModuleSpec(module_class=BoardNetRLModule, model_config={"board_net": net_kwargs(config)})
     training: dict[str, Any] = dict(
         lr=[[0, p.learning_rate], [r.total_timesteps, p.final_learning_rate]],
@@ -206,7 +244,7 @@ def ppo_config(config: TrainConfig) -> PPOConfig:
     return (
         PPOConfig()
         # RLlib's env checker steps actions sampled from the whole action space: ours are mostly illegal.
-        .environment(SelfPlayEnv, env_config=env_config, disable_env_checking=True)
+        .environment(SelfPlayEnv, env_config=env_config(config), disable_env_checking=True)
         .env_runners(
             num_env_runners=runners,
             num_envs_per_env_runner=e.num_envs // max(runners, 1),
@@ -237,11 +275,9 @@ def _trained_net(algo: Any, config: TrainConfig) -> BoardNet:
 
 def policy_for_agents(net: BoardNet, config: TrainConfig) -> HGPolicy:
     """The network as the ``HGPolicy`` that ``PolicyAgent.from_policy`` plays (evaluation)."""
-    env = SelfPlayEnv({"num_players": config.env.num_players, "rules": dict(config.env.rules)})
-    agent = env.agents[0]
-    policy = HGPolicy(
-        env.aec.observation_space(agent)["observation"], env.action_spaces[agent], lambda _: 0.0, **net_kwargs(config)
-    )
+    kwargs = net_kwargs(config)
+    observation, action = env_spaces(kwargs["board_reach"], kwargs["lookahead"], kwargs["ruleset"])
+    policy = HGPolicy(observation, action, lambda _: 0.0, **kwargs)
     policy.net.load_state_dict(net.state_dict())
     policy.set_training_mode(False)
     return policy
@@ -332,10 +368,9 @@ def _connect(config: TrainConfig) -> tuple[Any, bool]:
     return ray, True
 
 
-def _evaluate(net: BoardNet, config: TrainConfig, games: int, seed: int) -> dict[str, Any]:
-    agent = PolicyAgent.from_policy(policy_for_agents(net, config))
+def _evaluate(agent: PolicyAgent, config: TrainConfig, games: int, seed: int) -> dict[str, EvalResult]:
     return {
-        spec: vars(evaluate(agent, spec, games, seed, config.env.num_players, _rules(config)))
+        spec: evaluate(agent, spec, games, seed, config.env.num_players, _rules(config))
         for spec in config.eval.opponents
     }
 
@@ -382,9 +417,11 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
                 f.write(json.dumps(line, allow_nan=False) + "\n")
             t0 = time.perf_counter()
             if config.eval.every and _crossed(before, steps, config.eval.every):
-                evaluation = _evaluate(_trained_net(algo, config), config, config.eval.games, EVAL_SEED)
+                agent = PolicyAgent.from_policy(policy_for_agents(_trained_net(algo, config), config))
+                evaluation = _evaluate(agent, config, config.eval.games, EVAL_SEED)
+                line = {spec: vars(result) for spec, result in evaluation.items()}
                 with (run_dir / "eval.jsonl").open("a", encoding="utf-8") as f:
-                    f.write(json.dumps({"steps": steps, **evaluation}) + "\n")
+                    f.write(json.dumps({"steps": steps, **line}) + "\n")
             if _crossed(before, steps, config.run.checkpoint_every) or steps >= total:
                 save_checkpoint(algo, steps, config, run_dir)
             overhead += time.perf_counter() - t0
@@ -401,18 +438,26 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
                 f"steps/s (sampling and learning; evaluation and checkpoints left out){cpu_note}",
                 file=sys.stderr,
             )
-        net = _trained_net(algo, config)
-        export_policy(net, config, run_dir / "final_model.zip", steps)
-        print(f"final model: {run_dir / 'final_model.zip'}", file=sys.stderr)
-        if config.eval.final_games and config.eval.opponents:
-            final = _evaluate(net, config, config.eval.final_games, EVAL_SEED + 1)
-            for spec, result in final.items():
-                print(f"  vs {spec}: win rate {result['win_rate']:.3f} over {result['games']} games", file=sys.stderr)
-            atomic_write_text(run_dir / "final_eval.json", json.dumps(final, indent=2) + "\n")
+        exported = run_dir / "final_model.zip"
+        export_policy(_trained_net(algo, config), config, exported, steps)
+        print(f"final model: {exported}", file=sys.stderr)
     finally:
         algo.stop()
+        ray_cpu = _descendants_cpu_seconds() if started else 0.0  # before its processes end
         if started:
             ray.shutdown()
+    if config.eval.final_games and config.eval.opponents:
+        # The exported file itself is evaluated: what `policy:path=` and `hgenv evaluate` will play.
+        final = _evaluate(PolicyAgent(path=str(exported)), config, config.eval.final_games, EVAL_SEED + 1)
+        for result in final.values():
+            print("  " + result.line(), file=sys.stderr)
+        write_final_eval(run_dir, {spec: vars(result) for spec, result in final.items()})
+    if started:  # what the whole command cost, comparable with an SB3 run's CPU time
+        print(
+            f"RLlib run: {time.process_time() + ray_cpu:.0f} CPU s in all (this process and its Ray instance: "
+            "start-up, training, export and final evaluation)",
+            file=sys.stderr,
+        )
     return run_dir
 
 

@@ -503,6 +503,33 @@ def _rules(config: TrainConfig) -> Rules:
     return config.rules()
 
 
+def worse_than_random(final: dict[str, dict[str, Any]]) -> str | None:
+    """The WARNING line for a final evaluation (opponent spec -> result) whose agent did worse than
+    ``random``: it won less than half of its games against ``random``, the half a random player
+    wins. Such a policy learned nothing useful, or something is broken (a 0% RLlib agent was
+    exported once). None if it did not, or if ``random`` was not an opponent."""
+    result = final.get("random")
+    if result is None or result["win_rate"] >= 0.5:
+        return None
+    return (
+        f"WARNING: the trained agent does worse than random: it won {100 * result['win_rate']:.1f}% of its "
+        f"{result['games']} games against `random` (a random player wins 50%), mean score "
+        f"{result['mean_score']:.1f} vs {result['mean_opponent_score']:.1f}; it learned nothing useful, or "
+        "something is broken (the config, the reward, the network's inputs, the export)"
+    )
+
+
+def write_final_eval(run_dir: Path, final: dict[str, dict[str, Any]]) -> None:
+    """Write a run's final evaluation, ``final_eval.json`` (opponent spec -> result). If the agent did
+    worse than random (``worse_than_random``) the WARNING goes to stderr and into the file, as
+    ``"warning"`` beside ``random``'s result (both training paths call this)."""
+    warning = worse_than_random(final)
+    if warning is not None:
+        final = {**final, "random": {**final["random"], "warning": warning}}
+        print(warning, file=sys.stderr, flush=True)
+    atomic_write_text(run_dir / "final_eval.json", json.dumps(final, indent=2) + "\n")
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -622,7 +649,7 @@ def train(
             )
             print("  " + result.line(), file=sys.stderr)
             final[spec] = vars(result)
-        atomic_write_text(run_dir / "final_eval.json", json.dumps(final, indent=2) + "\n")
+        write_final_eval(run_dir, final)
     return run_dir
 
 
