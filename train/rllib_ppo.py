@@ -26,7 +26,12 @@ one env step: the game has one player to act), then learns on them. With
 ``[ray] address = ""`` a local Ray instance starts (``ray.num_cpus`` CPUs, 0 = all);
 with an address (``"auto"`` on a cluster node) the env runners spread over the
 cluster, so more of them means more games played at once. Every node needs
-this package with the [train,rllib] extras.
+this package with the [train,rllib] extras. With ``policy.lookahead`` the env
+runners also compute each decision's lookahead features, one game at a time (the
+SB3 path computes them for its 64 games in one batch): most of a decision's cost.
+At the end the run prints its whole CPU time, this process and its Ray instance
+together ("RLlib run: N CPU s in all": Ray's processes are not children that
+``time`` or ``getrusage`` would count).
 
 The [ppo] table maps onto RLlib's PPO: learning_rate -> lr (linear schedule to
 final_learning_rate over run.total_timesteps), batch_size -> minibatch_size,
@@ -65,7 +70,12 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
+
+from hg_env.aec import raw_env
 from hg_env.agents.policy import PolicyAgent
+from hg_env.arena.evaluate import EvalResult, evaluate
+from hg_env.fileio import atomic_write_text, read_jsonl
+from hg_env.progress import progress_bar
 from hg_env.train.config import TrainConfig, load_config, to_toml
 from hg_env.train.model_file import save_model
 from hg_env.train.policy import BoardNet, HGPolicy, run_net
@@ -79,11 +89,6 @@ from hg_env.train.train import (
     write_final_eval,
 )
 from hg_env.train.vec_env import env_spaces
-
-from hg_env.aec import raw_env
-from hg_env.arena.evaluate import EvalResult, evaluate
-from hg_env.fileio import atomic_write_text, read_jsonl
-from hg_env.progress import progress_bar
 from hg_env.vector import lookahead_observation
 
 try:
