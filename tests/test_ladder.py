@@ -213,3 +213,12 @@ def test_hgenv_ladder_refuses_bad_input_in_one_line(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["ladder", "--agent", "greedy", "--budget", "0"])
     assert "budget must be a positive number" in capsys.readouterr().err
+
+
+def test_the_ladder_figure_reads_each_rulesets_stored_table() -> None:
+    from hg_env import figures
+
+    values = figures.FIGURES["ladder"].measure(figures.run_command)
+    assert set(values) == {f"ladder-{ruleset}" for ruleset in RULESETS}
+    for text in values.values():
+        assert text.startswith("| rung | rating | 95% interval |") and "| `greedy` | 1000 | anchor |" in text

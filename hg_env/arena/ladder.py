@@ -6,7 +6,7 @@
 
 Rungs
     Every ruleset has the same reference agents (``RUNG_NAMES``): ``random``, ``greedy``,
-    ``greedy:opponents=0.75``, ``ppo`` (the shipped model ``hg_env/arena/models/ppo_<ruleset>.zip``,
+    ``greedy:opponents=0.75``, ``ppo`` (the shipped model ``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``,
     trained by ``configs/quick.toml``, ``configs/hg2002_quick.toml`` or ``configs/carcassonne_quick.toml``),
     a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults.
 
