@@ -72,6 +72,9 @@ def test_seatings_rotate_for_more_players() -> None:
         ({"agents": ("a", "b"), "players": 3}, "needs at least 3 agents"),
         ({"agents": ("a", "a"), "players": 2}, "listed twice"),
         ({"agents": ("a", "b"), "games": 0}, "--games must be >= 1"),
+        ({"agents": ("a", "b"), "seed": -1}, r"--seed must be 0\.\.9223372036854775807, got -1"),
+        ({"agents": ("a", "b"), "seed": 2**63}, "--seed must be 0..9223372036854775807"),
+        ({"agents": ("a", "b"), "seed": 1.5}, r"--seed must be an int .* got 1\.5"),
     ],
 )
 def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
@@ -88,6 +91,70 @@ def test_unknown_agent_is_named_before_anything_runs(tmp_path: Path) -> None:
 def test_cli_reports_bad_players(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit, match="--players 3 needs at least 3 agents"):
         cli_main(["tournament", "--agents", "random", "greedy", "--players", "3", "--out", str(tmp_path)])
+
+
+def test_cli_names_a_negative_seed(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"hgenv tournament: --seed must be 0\.\.9223372036854775807, got -1"):
+        cli_main(["tournament", "--agents", "random", "greedy", "--seed", "-1", "--out", str(tmp_path / "t")])
+    assert not (tmp_path / "t").exists()
+
+
+def test_an_out_that_is_a_file_is_named(tmp_path: Path) -> None:
+    """--out <an existing file> raised a FileExistsError traceback; the file stays as it was."""
+    path = tmp_path / "notes.txt"
+    path.write_text("mine")
+    with pytest.raises(ValueError, match=r"--out .*notes\.txt is a file, not a folder"):
+        run_tournament(TournamentConfig(("random", "greedy"), games=2), path, progress=False)
+    for extra in ([], ["--summary-only"]):
+        with pytest.raises(SystemExit, match=r"^hgenv tournament: --out .*notes\.txt is a file, not a folder"):
+            cli_main(["tournament", "--agents", "random", "greedy", "--games", "2", "--out", str(path), *extra])
+    with pytest.raises(ValueError, match=r"--out .*inside: cannot create the folder"):  # a file on the way
+        run_tournament(TournamentConfig(("random", "greedy"), games=2), path / "inside", progress=False)
+    assert path.read_text() == "mine"
+
+
+def test_a_policy_of_another_ruleset_or_board_is_refused_before_any_game(tmp_path: Path) -> None:
+    """It used to lose every game as an error and exit 0 (hgenv evaluate refused it clearly)."""
+    pytest.importorskip("torch")
+    from tests.test_model_file import saved_boardnet  # an hg2020 model of board reach 12
+
+    model = tmp_path / "model.zip"
+    saved_boardnet(model)
+    spec = f"policy:path={model}"
+    out = tmp_path / "t"
+    with pytest.raises(ValueError, match=r"plays ruleset 'hg2020', but this tournament plays 'carcassonne'"):
+        run_tournament(TournamentConfig((spec, "random"), games=2, ruleset="carcassonne"), out, progress=False)
+    args = ["tournament", "--agents", spec, "random", "--games", "2", "--out", str(out), "--no-plot"]
+    with pytest.raises(SystemExit, match=r"^hgenv tournament: agent .* plays ruleset 'hg2020'") as refused:
+        cli_main([*args, "--ruleset", "carcassonne"])
+    assert refused.value.code not in (0, None)
+    with pytest.raises(SystemExit, match=r"reads boards of shape \(85, 25, 25\), but this tournament's board"):
+        cli_main([*args, "--flag", "board_reach=6"])
+    assert not out.exists()
+
+
+def test_a_ray_address_that_is_malformed_or_silent_fails_fast(tmp_path: Path) -> None:
+    """--ray 256.0.0.1:1 hung in ray.init for over 60 s; a closed port on this machine did too."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    config = TournamentConfig(("random", "greedy"), games=2)
+    for address, message in (
+        ("256.0.0.1:1", "'256.0.0.1' is not an IP address"),
+        ("head", "got 'head': the port must be 1..65535"),
+        ("ray://bad_host:10001", "'bad_host' is not a host name"),
+        (f"127.0.0.1:{closed}", f"--ray 127.0.0.1:{closed}: no Ray cluster answers there"),
+        (f"ray://127.0.0.1:{closed}", "no Ray cluster answers there"),
+    ):
+        start = time.monotonic()
+        with pytest.raises(ValueError, match=message):
+            run_tournament(config, tmp_path / "t", progress=False, ray_address=address)
+        assert time.monotonic() - start < 15, address
+    with pytest.raises(SystemExit, match=r"^hgenv tournament: --ray ADDRESS must be .*got '256\.0\.0\.1:1'"):
+        cli_main(["tournament", "--agents", "random", "greedy", "--out", str(tmp_path / "t"), "--ray", "256.0.0.1:1"])
+    assert not (tmp_path / "t").exists()
 
 
 # ---------------------------------------------------------------- failures

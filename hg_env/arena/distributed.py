@@ -36,15 +36,25 @@ and prints games per second, wall and CPU seconds.
 
 Ray is imported only here, and only when used: the core install and the
 [train] extra do not need it (``pip install -e '.[ray]'``).
+
+Addresses. ``ray.init`` has no connection timeout: given an address where no
+cluster answers it waits for the cluster's GCS for minutes (measured: over 120 s
+for 127.0.0.1 on a closed port). So ``check_address`` runs first: the form must
+be ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT`` (a host name or a valid IP
+address, a port 1..65535), and something must accept a TCP connection there
+within ``CONNECT_TIMEOUT_S``; otherwise one ValueError names the address.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import math
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -61,6 +71,10 @@ from hg_env.core.rules import Rules
 MAX_RETRIES = 3  # times Ray plays a task again after its worker died
 IN_FLIGHT_PER_CPU = 16  # tasks submitted or buffered per CPU of the cluster: bounds the driver's memory
 DECKS_PER_TASK = 8  # deck orders per evaluation task (num_players games each)
+CONNECT_TIMEOUT_S = 5.0  # a cluster's head answers a TCP connection at once; this allows a slow network
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+)
 
 
 def import_ray() -> Any:
@@ -79,8 +93,38 @@ def connect(address: str | None = None) -> Any:
     e.g. ``ray.init(num_cpus=2)`` in a test or notebook)."""
     ray = import_ray()
     if not ray.is_initialized():
+        if address:
+            check_address(address)
         ray.init(address=address or None, logging_level="WARNING", log_to_driver=True)
     return ray
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """ValueError naming ``address`` unless it is "auto", or HOST:PORT / ray://HOST:PORT where
+    something accepts a TCP connection within ``timeout`` seconds (module docstring: Addresses)."""
+    if address == "auto":  # Ray reads the running cluster's address from this machine; it fails fast
+        return
+    form = "--ray ADDRESS must be auto, HOST:PORT or ray://HOST:PORT (e.g. 10.0.0.5:6379, ray://head:10001)"
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if host.startswith("[") and host.endswith("]"):  # [IPv6]:port
+        host = host[1:-1]
+    if not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise ValueError(f"{form}; got {address!r}: the port must be 1..65535")
+    if re.fullmatch(r"[0-9.]+", host) or ":" in host:  # an IP address: each number in range
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(f"{form}; got {address!r}: {host!r} is not an IP address") from None
+    elif not _HOST_NAME.match(host):
+        raise ValueError(f"{form}; got {address!r}: {host!r} is not a host name")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as err:
+        reason = f"no answer within {timeout:g} s" if isinstance(err, TimeoutError) else (err.strerror or str(err))
+        raise ValueError(
+            f"--ray {address}: no Ray cluster answers there ({reason.lower()}); "
+            "start one with ray start --head, or give --ray alone for a local instance"
+        ) from None
 
 
 def _cluster_cpus(ray: Any) -> int:

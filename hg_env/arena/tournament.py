@@ -60,7 +60,7 @@ from hg_env.arena import ratings
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
-from hg_env.game import Game
+from hg_env.game import Game, check_seed
 from hg_env.progress import progress_bar
 from hg_env.rule_flags import parse_flags
 
@@ -87,6 +87,7 @@ class TournamentConfig:
             raise ValueError(f"--players {self.players} needs at least {self.players} agents, got {len(self.agents)}")
         if self.games < 1:
             raise ValueError(f"--games must be >= 1, got {self.games}")
+        check_seed(self.seed, "--seed")  # deck and agent seeds derive from it: an int 0..2**63-1
         if self.ruleset not in RULESETS:
             raise ValueError(f"--ruleset must be one of {RULESETS}, got {self.ruleset!r}")
         Rules(ruleset=self.ruleset, **self.flags)  # ValueError naming an unknown flag or a bad value
@@ -314,10 +315,16 @@ def run_tournament(
     """
     if ray_address is not None and workers > 1:
         raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
-    for spec in config.agents:  # fail early, naming the bad spec
-        make_agent(spec)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _check_out(out)
+    if ray_address:  # a malformed or silent address fails here, not after a long wait inside ray.init
+        from hg_env.arena import distributed
+
+        distributed.check_address(ray_address)
+    check_agents(config)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--out {out}: cannot create the folder ({err.strerror or err})") from None
     _check_config(out, config)
     games_path = out / GAMES_FILE
     planned = schedule(config)
@@ -364,6 +371,37 @@ def run_tournament(
     return ratings.summarize(in_schedule, config.agents)
 
 
+def check_agents(config: TournamentConfig) -> None:
+    """Build every agent and check it can play this game before any game is played: a policy of
+    another ruleset or board would otherwise lose every one of its games as an error."""
+    game = Game(num_players=config.players, seed=0, ruleset=config.ruleset, **config.flags)
+    board = _observation(game, 0).shape
+    for spec in config.agents:
+        agent = make_agent(spec)  # ValueError naming a bad spec or an unreadable model
+        plays = getattr(agent, "ruleset", None)
+        if plays is not None and plays != config.ruleset:
+            raise ValueError(
+                f"agent {spec!r} plays ruleset {plays!r}, but this tournament plays {config.ruleset!r} (--ruleset)"
+            )
+        reads = getattr(agent, "board_shape", None)
+        if agent.uses_observation and reads is not None and tuple(reads) != board:
+            raise ValueError(
+                f"agent {spec!r} reads boards of shape {tuple(reads)}, but this tournament's board "
+                f"(board_reach {game.rules.reach}) gives {board}: play it with --flag board_reach=... "
+                "as it was trained"
+            )
+
+
+def _check_out(out: str | Path) -> Path:
+    """``--out`` is a folder (or not there yet): the tournament writes games.jsonl and its tables in it."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(
+            f"--out {out} is a file, not a folder: the tournament writes games.jsonl and its tables in a folder"
+        )
+    return out
+
+
 def _short(result: dict) -> str:
     parts = [f"{a.split(':')[0]} {s}" for a, s in zip(result["agents"], result["scores"])]
     return " – ".join(parts) + (" (error)" if result["error"] else "")
@@ -379,7 +417,7 @@ def main(args) -> int:
         ruleset=args.ruleset,
         flags=parse_flags(args.ruleset, args.flags),
     )
-    out = Path(args.out)
+    out = _check_out(args.out)
     if args.summary_only:
         results = read_results(out / GAMES_FILE)
         write_summary(out, config, results, plot=not args.no_plot)
