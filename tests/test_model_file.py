@@ -397,7 +397,8 @@ JUNK = [None, True, False, -1, 0, 2**70, 1.5, float("nan"), "x", "", [], [1, "a"
 
 def test_fuzz_damaged_model_files_load_identically_or_give_one_value_error(tmp_path: Path) -> None:
     """150 seeded random damages to a model file (a model.json field or net_kwarg replaced by junk or
-    deleted, a member repeated, added, dropped, truncated, or bytes of the weights flipped): each loads
+    deleted, a member repeated, added, dropped, truncated, a NaN or infinity in a tensor, or bytes of the
+    weights flipped): each loads
     to the same logits (the damage was harmless) or raises one ValueError naming the file."""
     path = tmp_path / "model.zip"
     net = saved_boardnet(path, extra={"steps": 3}).eval()
@@ -426,8 +427,15 @@ def test_fuzz_damaged_model_files_load_identically_or_give_one_value_error(tmp_p
             members.append((["notes.txt", "weights.pt.bak", "data"][rng.integers(3)], b"{}"))
         elif roll < 0.75:
             members.pop(int(rng.integers(2)))
-        elif roll < 0.85:
+        elif roll < 0.8:
             members[1] = ("weights.pt", entries["weights.pt"][: int(rng.integers(len(entries["weights.pt"])))])
+        elif roll < 0.9:  # a well-formed weights.pt with a NaN or an infinity in one tensor
+            state = {name: tensor.clone() for name, tensor in net.state_dict().items()}
+            name = sorted(state)[rng.integers(len(state))]
+            state[name].view(-1)[int(rng.integers(state[name].numel()))] = float(rng.choice([np.nan, np.inf, -np.inf]))
+            buffer = io.BytesIO()
+            torch.save(state, buffer)
+            members[1] = ("weights.pt", buffer.getvalue())
         else:
             data = bytearray(entries["weights.pt"])
             for at in rng.integers(len(data), size=int(rng.integers(1, 5))):
