@@ -329,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--game", help="with games.jsonl: the game to replay, by id (t0-d3-r1) or index (7)")
     rep.add_argument("--out", help="game.gif: one frame per decision; board.png: one position (default RECORD.gif)")
     rep.add_argument("--upto", type=int, help="stop after this many decisions (default: all)")
-    rep.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    rep.add_argument("--fps", type=float, default=2.0, help="GIF frames per second, 0.01..100")
     rep.add_argument("--tile-px", type=int, help="pixels per tile (default 64 in a GIF, 80 in a PNG)")
     rep.add_argument("--ruleset", help="refuse a record of another ruleset (default: the record's own)")
     rep.set_defaults(func=cmd_replay)
