@@ -385,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("bench", "tournament"):
+    if args.command in ("bench", "tournament", "ladder"):
         _single_thread()
     # torch's OpenMP threads sleep rather than spin while waiting: with two threads on a busy machine
     # spinning made training collapse (~10x slower); set before torch is imported, never overriding the user.

@@ -222,3 +222,14 @@ def test_the_ladder_figure_reads_each_rulesets_stored_table() -> None:
     assert set(values) == {f"ladder-{ruleset}" for ruleset in RULESETS}
     for text in values.values():
         assert text.startswith("| rung | rating | 95% interval |") and "| `greedy` | 1000 | anchor |" in text
+
+
+def test_a_placement_never_mixes_games_of_another_engine(tmp_path: Path, monkeypatch, references) -> None:
+    kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path, batch=4, games=4)
+    assert ladder("greedy:opponents=0.5", **kwargs).games == 4
+    monkeypatch.setattr(sys.modules["hg_env.arena.ladder"], "engine_fingerprint", lambda ruleset: "another engine")
+    said: list[str] = []
+    again = ladder("greedy:opponents=0.5", log=said.append, **kwargs)
+    assert again.games == 4 and len(_lines(tmp_path / "games.jsonl")) == 8  # the old 4 left out, 4 played anew
+    assert "4 games in" in said[0] and set(again.stale) == set(CHEAP)
+    assert "Stale rungs" in again.markdown()

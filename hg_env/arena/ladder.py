@@ -434,7 +434,7 @@ class LadderResult:
             f"Rating {self.rating:.0f}, 95% interval [{low:.0f}, {high:.0f}], from {self.games} games "
             f"({self.cpu_seconds / 60:.1f} CPU-minutes); random = 0 and greedy = 1000 are fixed.",
             "",
-            render_table(header, table, align="lrrrrr"),
+            render_table(header, table, align="lrrrrr").rstrip("\n"),
         ]
         lines += _notes(self.ruleset, self.stale, self.unrated)
         return "\n".join(lines) + "\n"
@@ -562,9 +562,12 @@ def ladder(
         config = {"agent": label, "ruleset": ruleset, "seed": seed}
         _check_run_config(out, config)
         path = out / "games.jsonl"
-        run = [line for line in read_lines(path) if is_current(line, pins, ref.fingerprint)]
+        everything = read_lines(path)
+        run = [line for line in everything if is_current(line, pins, ref.fingerprint)]
     done = {game_key(line) for line in run}
     say = log or (lambda _: None)
+    if path is not None and len(everything) > len(run):
+        say(f"  {len(everything) - len(run)} games in {path} were played by another model file or engine: left out")
     f = path.open("a", encoding="utf-8") if path is not None else None
     cache = {AGENT: player}
     try:
