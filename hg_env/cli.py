@@ -355,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     tr.add_argument("--name", help="override run.name (the run directory)")
     tr.add_argument("--total-timesteps", type=int, help="override run.total_timesteps")
+    tr.add_argument("--seed", type=int, help="override run.seed (games, network and PPO)")
     tr.add_argument("--no-progress", action="store_true", help="no progress bars")
     tr.set_defaults(func=cmd_train)
     ev = sub.add_parser("evaluate", help="win rates of a trained policy against fixed agents, seats swapped")

@@ -376,6 +376,39 @@ def measure_default(runner: Runner) -> dict[str, str]:
     }
 
 
+QUICK_SEEDS = (0, 1, 2, 3, 4)  # seed 0 is the quickstart's own run (make run)
+
+
+def seed_spread(opponent: str, rates: Sequence[float]) -> str:
+    """Win rates in percent, one per seed -> ``vs greedy 58.0–71.5% (mean 64.2%; by seed 64.0, ...)``."""
+    low, high, mean = min(rates), max(rates), sum(rates) / len(rates)
+    each = ", ".join(f"{r:.1f}" for r in rates)
+    return f"vs {opponent} {low:.1f}–{high:.1f}% (mean {mean:.1f}%; by seed {each})"
+
+
+def measure_quick_seeds(runner: Runner) -> dict[str, str]:
+    """configs/quick.toml trained once per seed of QUICK_SEEDS (about 3 CPU minutes each), and the
+    win rates of each run's final evaluation (100 games per opponent): their range and mean.
+
+    A run repeats bit for bit on one machine, but another CPU rounds floats differently and so
+    trains another policy (one measured 71.5% against greedy where the quickstart figure's
+    machine gives 64.0%): the spread over seeds is what another machine can expect."""
+    out = _fresh_dir("quick-seeds")
+    config = _config_copy("quick", out)
+    rates: dict[str, list[float]] = {}
+    games: set[int] = set()
+    for seed in QUICK_SEEDS:
+        name = f"quick-seed{seed}"
+        runner([*HGENV, "train", "--no-progress", "--config", str(config), "--seed", str(seed), "--name", name])
+        final = json.loads((out / name / "final_eval.json").read_text(encoding="utf-8"))
+        for spec, result in final.items():
+            rates.setdefault(spec, []).append(100 * result["win_rate"])
+            games.add(result["games"])
+    parts = [seed_spread(spec, values) for spec, values in rates.items()]
+    seeds = f"{QUICK_SEEDS[0]}–{QUICK_SEEDS[-1]}"
+    return {"quick-seeds": f"over seeds {seeds}, {'/'.join(map(str, sorted(games)))} games each: " + "; ".join(parts)}
+
+
 def measure_ray_tournament(runner: Runner) -> dict[str, str]:
     """The same 80-game tournament in one process and on local Ray instances of 1 and 2 CPUs."""
     run = runner([sys.executable, "-m", "hg_env.arena.distributed", "--bench", "--json"])
@@ -411,15 +444,13 @@ def measure_rllib_throughput(runner: Runner) -> dict[str, str]:
     }
 
 
-# Runs the README block with its learn and hg_env.evaluate timed in CPU seconds of this process, on one
-# torch thread: on a shared machine wall time (and extra torch threads, which spin) measure the load.
+# Runs the README block as written (its own torch thread count), with its learn and hg_env.evaluate timed
+# in CPU seconds of this process (every thread, spinning ones included): wall time measures the load.
 SB3_EXAMPLE_HARNESS = """
 import json, sys, time
-import torch
 import hg_env.arena.evaluate as evaluation
 from sb3_contrib import MaskablePPO
 
-torch.set_num_threads(1)
 spent, learn, evaluate = {}, MaskablePPO.learn, evaluation.evaluate_agent
 
 def timed_learn(self, total_timesteps, *args, **kwargs):
@@ -438,14 +469,16 @@ MaskablePPO.learn, evaluation.evaluate_agent = timed_learn, timed_evaluate
 exec(compile(sys.stdin.read(), "README.md", "exec"), {})
 model = spent["model"]
 result = next(iter(spent["results"].values()))
+import torch
 print(json.dumps({
-    "parameters": sum(p.numel() for p in model.policy.parameters()),
+    "parameters": sum(p.numel() for p in model.policy.parameters()), "threads": torch.get_num_threads(),
     "steps": spent["steps"], "learn_s": spent["learn"], "evaluate_s": spent["evaluate"],
     "opponent": result.opponent, "games": result.games,
     "win_rate": result.win_rate, "ci_low": result.ci_low, "ci_high": result.ci_high,
 }))
 """
 SB3_SECTION = "### One learner: Gymnasium and MaskablePPO"
+PLAIN_SCRIPT_UNSET = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "GOMP_SPINCOUNT", "MKL_NUM_THREADS")
 
 
 def readme_block(readme: str, section: str) -> str:
@@ -458,17 +491,27 @@ def readme_block(readme: str, section: str) -> str:
 
 
 def measure_sb3_example(runner: Runner) -> dict[str, str]:
-    """The README's MaskablePPO block as written (on one torch thread), timing its ``learn`` and its
-    ``hg_env.evaluate`` in CPU seconds."""
+    """The README's MaskablePPO block as written, run as a plain script (no ``hgenv``, no OpenMP
+    settings in its environment) beside one busy process (BUSY_LOOP), as a user's script on a shared
+    machine: its ``learn`` and its ``hg_env.evaluate`` in CPU seconds, and the whole script's."""
     block = readme_block(Path("README.md").read_text(encoding="utf-8"), SB3_SECTION)
     script = _fresh_dir("sb3") / "example.py"
     script.write_text(SB3_EXAMPLE_HARNESS.replace("sys.stdin.read()", repr(block)), encoding="utf-8")
-    m = json.loads(runner([sys.executable, str(script)]).stdout.strip().splitlines()[-1])
+    plain = ("env", *(f"--unset={var}" for var in PLAIN_SCRIPT_UNSET))  # as a user starts it: no OpenMP settings
+    busy = subprocess.Popen(BUSY_LOOP)
+    try:
+        run = runner([*plain, sys.executable, str(script)])
+    finally:
+        busy.kill()
+        busy.wait()
+    m = json.loads(run.stdout.strip().splitlines()[-1])
+    threads = f"{m['threads']} torch thread{'s' if m['threads'] > 1 else ''}"
     return {
         "sb3-example": (
-            f"{m['parameters']:,} parameters; on one torch thread `learn` took {m['learn_s']:.0f} CPU seconds "
-            f"for {m['steps']:,} steps ({m['steps'] / m['learn_s']:.0f} steps/s, learning included), the "
-            f"evaluation {m['evaluate_s']:.0f} CPU seconds, and the model won "
+            f"{m['parameters']:,} parameters; beside one busy process, on {threads}, `learn` took "
+            f"{m['learn_s']:.0f} CPU seconds for {m['steps']:,} steps ({m['steps'] / m['learn_s']:.0f} steps/s, "
+            f"learning included), the evaluation {m['evaluate_s']:.0f} CPU seconds, the whole script "
+            f"{run.cpu_s:.0f} CPU seconds ({run.wall_s:.0f} s), and the model won "
             f"{percent(m['win_rate'], m['ci_low'], m['ci_high'])} of its {m['games']} games against `{m['opponent']}`"
         )
     }
@@ -547,6 +590,14 @@ FIGURES: dict[str, Figure] = {
             36,
             measure_default,
             ("default-train", "default-vs-random", "default-vs-greedy", "default-vs-greedy-0.75"),
+        ),
+        Figure(
+            "quick-seeds",
+            "hgenv train --config configs/quick.toml --seed S --name quick-seedS (S = "
+            + ", ".join(map(str, QUICK_SEEDS))
+            + "): the final evaluation of each",
+            15,
+            measure_quick_seeds,
         ),
         Figure(
             "sb3-example",

@@ -74,6 +74,7 @@ def test_check_markers_finds_unknown_missing_doubled_and_unclosed_markers() -> N
 
 SB3_EXAMPLE = {
     "parameters": 1234,
+    "threads": 1,
     "steps": 4096,
     "learn_s": 40.96,
     "evaluate_s": 12.0,
@@ -103,8 +104,9 @@ class FakeRunner:
             }
             (Path(cwd) / "runs" / "quick").mkdir(parents=True)
             (Path(cwd) / "runs" / "quick" / "final_eval.json").write_text(json.dumps(final))
-        if argv[0] == sys.executable and len(argv) == 2:  # the README's MaskablePPO block in its timing harness
-            return Run(json.dumps(SB3_EXAMPLE), "", 60.0, 60.0)
+        if argv[0] == "env" and argv[-2] == sys.executable:  # the README's MaskablePPO block in its timing harness
+            assert "--unset=OMP_WAIT_POLICY" in argv  # a plain script: OpenMP's own defaults
+            return Run(json.dumps(SB3_EXAMPLE), "", 70.0, 60.0)
         if argv[1:4] == ["-m", "hg_env.arena.distributed", "--bench"]:
             rows = [
                 {"games": 80, "wall_s": w, "cpu_s": 20.0, "games_per_s": 80 / w, "load_before": 0.5}
@@ -139,6 +141,14 @@ class FakeRunner:
             return Run(json.dumps({"env": "hunters_gatherers_v0", "steps_per_s": rates}), "", 30.0, 30.0)
         if command == "tournament":
             self._tournament(argv)
+        if command == "train" and "--seed" in argv:  # quick-seeds: a final evaluation per seed
+            seed = int(argv[argv.index("--seed") + 1])
+            run_dir = Path(argv[argv.index("--config") + 1]).parent / argv[argv.index("--name") + 1]
+            run_dir.mkdir(parents=True)
+            final = {
+                s: {"win_rate": r, "games": 100} for s, r in [("random", 1.0 - seed / 100), ("greedy", 0.6 + seed / 50)]
+            }
+            (run_dir / "final_eval.json").write_text(json.dumps(final))
         if command == "train":
             return Run("", "PPO: 65536 steps in 50.0 s = 1310.7 steps/s (including learning ...)", 60.0, 100.0)
         if command == "evaluate":
@@ -211,8 +221,16 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO, 1.7 min of CPU)"
     assert values["default-vs-greedy-0.75"] == "75.0% [69.0, 80.0]; 180 – 150"
     assert values["sb3-example"].startswith(
-        "1,234 parameters; on one torch thread `learn` took 41 CPU seconds for 4,096"
+        "1,234 parameters; beside one busy process, on 1 torch thread, `learn` took 41 CPU seconds for 4,096"
     )
+    assert "the whole script 60 CPU seconds (70 s)" in values["sb3-example"]
+    assert values["quick-seeds"] == (
+        "over seeds 0–4, 100 games each: vs random 96.0–100.0% (mean 98.0%; by seed 100.0, 99.0, 98.0, 97.0, "
+        "96.0); vs greedy 60.0–68.0% (mean 64.0%; by seed 60.0, 62.0, 64.0, 66.0, 68.0)"
+    )
+    quick = FakeRunner()
+    figures.measure_quick_seeds(quick)
+    assert [argv[argv.index("--seed") + 1] for argv in quick.commands] == ["0", "1", "2", "3", "4"]
     assert values["ray-tournament"].startswith(
         "80 games of `random` vs `greedy`: one process 4.00 games/s (20 s, 20 CPU s); Ray with 1 CPU 3.20 games/s"
     )
@@ -224,6 +242,30 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     trains = [argv for argv in runner.commands if "train" in argv and "--config" in argv]
     lookahead = Path(trains[1][-1]).read_text()
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
+
+
+def test_seed_spread_gives_the_range_mean_and_every_seed() -> None:
+    assert figures.seed_spread("greedy", [64.0, 71.5, 58.0]) == (
+        "vs greedy 58.0–71.5% (mean 64.5%; by seed 64.0, 71.5, 58.0)"
+    )
+    assert figures.seed_spread("random", [100.0, 100.0]) == "vs random 100.0–100.0% (mean 100.0%; by seed 100.0, 100.0)"
+
+
+def test_hgenv_train_seed_overrides_run_seed_and_is_checked_as_it(monkeypatch, capsys) -> None:
+    """quick-seeds trains with ``hgenv train --seed S``: the value reaches run.seed, a bad one is refused."""
+    pytest.importorskip("sb3_contrib")
+    from hg_env import cli
+    from hg_env.train import train
+
+    seen = []
+    monkeypatch.setattr(train, "train", lambda config, **kwargs: seen.append(config.run.seed) or Path("runs/x"))
+    config = str(ROOT / "configs" / "quick.toml")
+    assert cli.main(["train", "--config", config, "--seed", "7"]) == 0
+    assert seen == [7]
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["train", "--config", config, "--seed", "-1"])
+    assert exit_.value.code == 2 and seen == [7]
+    assert "run.seed must be 0..4294967295, got -1" in capsys.readouterr().err
 
 
 def test_a_failed_figure_leaves_the_ones_measured_before_it_in_the_file(tmp_path: Path, monkeypatch) -> None:

@@ -12,7 +12,7 @@ here, and the run directory keeps a copy of the fully resolved file
 Validation is strict and happens before anything is created: an unknown table
 or key, a value of the wrong type, a number that is not finite or out of its
 bounds raises ``ConfigError`` naming the key (``ppo.n_epochs must be 1..1000,
-got 0``). Command-line overrides (``--name``, ``--total-timesteps``) go through
+got 0``). Command-line overrides (``--name``, ``--total-timesteps``, ``--seed``) go through
 the same checks (``load_config(path, overrides)``).
 """
 

@@ -52,6 +52,8 @@ in place instead of SB3's fresh allocations and flattening copies every rollout.
 
 from __future__ import annotations
 
+import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import Any
@@ -363,6 +365,7 @@ class HGPolicy(MaskableActorCriticPolicy):
             ruleset=ruleset,
         )
         kwargs["net_arch"] = []  # no SB3 MLP: BoardNet has its own heads
+        warn_if_threads_spin()
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build(self, lr_schedule: Any) -> None:
@@ -420,6 +423,29 @@ class HGPolicy(MaskableActorCriticPolicy):
 
 
 # ---------------------------------------------------------------- the network over threads
+
+SPINNING_THREADS = (
+    "torch runs {threads} threads whose GNU OpenMP wait policy spins (OMP_WAIT_POLICY is not PASSIVE): "
+    "beside any other busy process their idle threads burn CPU and training costs several times its CPU "
+    "time. Call torch.set_num_threads(1), or start Python with OMP_WAIT_POLICY=PASSIVE in the environment "
+    "(README: Threads)"
+)
+
+
+def warn_if_threads_spin() -> None:
+    """Warn (RuntimeWarning) when torch runs more than one thread and OpenMP's wait policy spins.
+
+    Torch's CPU threads are GNU OpenMP threads, which by default spin while they wait for work;
+    beside one busy process on two cores they made the README's MaskablePPO example cost ~7x
+    its CPU. A warning rather than a change: torch's thread count is the user's process-wide
+    setting (``hgenv`` chooses it from ``run.torch_threads`` with ``OMP_WAIT_POLICY=PASSIVE``, and
+    is not warned), and the wait policy cannot be changed once torch is loaded: OpenMP reads
+    ``OMP_WAIT_POLICY`` when the library loads, so only the environment as the process saw it
+    then counts (this reads it as the process sees it now)."""
+    threads = torch.get_num_threads()
+    if threads > 1 and os.environ.get("OMP_WAIT_POLICY", "").strip().upper() != "PASSIVE":
+        warnings.warn(SPINNING_THREADS.format(threads=threads), RuntimeWarning, stacklevel=3)
+
 
 MIN_BLOCK = 8  # fewest rows worth handing to a thread of their own
 _POOLS: dict[int, ThreadPoolExecutor] = {}

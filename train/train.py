@@ -695,6 +695,8 @@ def main(args) -> int:
         overrides["name"] = args.name
     if args.total_timesteps is not None:
         overrides["total_timesteps"] = args.total_timesteps
+    if args.seed is not None:
+        overrides["seed"] = args.seed
     config = load_config(args.config, {"run": overrides})
     if config.run.backend == "rllib":
         from hg_env.train import rllib_ppo
