@@ -167,6 +167,7 @@ def _ladder_parser(sub) -> None:
     what = lad.add_subparsers(dest="ladder_command", parser_class=_Parser)
     build = what.add_parser("build", help="play the reference games still missing (resumable, appends as it goes)")
     build.add_argument("--games-per-pair", type=int, default=DEFAULT_GAMES_PER_PAIR, help="adjacent rungs; skips half")
+    build.add_argument("--cpu-hours", type=float, default=2.0, help="the plan's CPU budget: costly pairings are cut")
     build.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
     build.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=ray_help)
     build.add_argument("--only-stale", action="store_true", help="only the pairings of stale rungs")

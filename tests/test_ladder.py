@@ -19,6 +19,7 @@ from hg_env.arena.ladder import (
     Reference,
     build,
     choose_rung,
+    fit_budget,
     game_key,
     ladder,
     plan,
@@ -188,7 +189,8 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
         log=said.append,
         rung_names=[*CHEAP, "ppo"],
     )
-    assert said[0].startswith("ladder build hg2020: 2 pairings") and "`ppo`" in said[1]
+    assert said[0].startswith("ladder build hg2020: 2 pairings, 6 games to play (this run plays 0)")
+    assert "`ppo`" in said[1]
     assert "`random` vs `greedy` |" not in said[1]
     monkeypatch.setattr(module, "engine_fingerprint", lambda ruleset: "another engine")
     assert set(Reference.load("hg2020", path).stale) == {"random", "greedy", "greedy:opponents=0.75", "ppo"}
@@ -233,3 +235,26 @@ def test_a_placement_never_mixes_games_of_another_engine(tmp_path: Path, monkeyp
     assert again.games == 4 and len(_lines(tmp_path / "games.jsonl")) == 8  # the old 4 left out, 4 played anew
     assert "4 games in" in said[0] and set(again.stale) == set(CHEAP)
     assert "Stale rungs" in again.markdown()
+
+
+def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_path: Path) -> None:
+    cost = {"a": 0.1, "b": 0.1, "m": 20.0}
+    pairs = [("a", "b", 200), ("b", "m", 200), ("a", "m", 100)]
+    price = lambda a, b: cost[a] + cost[b]  # noqa: E731
+    assert fit_budget(pairs, price, 1e9) == pairs
+    cut = fit_budget(pairs, price, 3600)  # the cheap pairing's 40 s, then 3,560 s for 300 games at 20.1 s
+    assert cut[0] == ("a", "b", 200) and cut[1][2] == 2 * int(200 * 3560 / (300 * 20.1) / 2) and cut[2][2] < 100
+    assert sum(n * price(a, b) for a, b, n in cut) <= 3600
+    assert fit_budget(pairs, price, 10)[1:] == [("b", "m", 20), ("a", "m", 20)]  # never under 20 games
+    said: list[str] = []
+    build(
+        "hg2020",
+        reference=tmp_path / "r.jsonl",
+        cpu_hours=0.5,
+        max_games=0,
+        log=said.append,
+        rung_names=["greedy", "mcts:sims=16", "mcts"],
+    )
+    assert said[0].startswith("cut to fit --cpu-hours 0.5: `mcts:sims=16` vs `mcts` ")
+    with pytest.raises(ValueError, match="cpu-hours"):
+        build("hg2020", reference=tmp_path / "r.jsonl", cpu_hours=0)

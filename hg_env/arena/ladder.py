@@ -18,7 +18,9 @@ Scale
 
 Reference games (``hgenv ladder build``)
     The rungs in the order above play their neighbours (``games_per_pair`` games) and the rung two
-    places up (half as many), on paired decks with seats swapped. Every game is one compact line of
+    places up (half as many), on paired decks with seats swapped; when the plan's estimated CPU exceeds
+    ``cpu_hours``, the pairings whose games cost over ``EXPENSIVE_S`` are cut in proportion (``fit_budget``).
+    Every game is one compact line of
     ``reference/<ruleset>.jsonl`` beside this module (rung names by seat, deck and agent seeds, scores, ranks,
     CPU seconds and decisions per seat, the model files' SHA-256, the engine fingerprint, the code
     version; no game record), appended as it finishes: a build resumes where it stopped, and never
@@ -71,8 +73,14 @@ AGENT_SEED = 1  # the placed agent's decks: other decks than the reference's
 DEFAULT_GAMES_PER_PAIR = 200  # ±50 Elo between adjacent rungs (README, Ladder)
 DEFAULT_GAMES, DEFAULT_BUDGET, DEFAULT_BATCH = 200, 15.0, 20
 # CPU seconds per two-player game before a rung has games to measure (README's measured costs)
-GUESS_CPU_PER_GAME = {"random": 0.05, "greedy": 0.1, "greedy:opponents=0.75": 0.2, "ppo": 1.0, CHEAP_MCTS: 2.0}
-GUESS_MCTS_CPU_PER_GAME = 17.0
+GUESS_CPU_PER_GAME = {"random": 0.01, "greedy": 0.2, "greedy:opponents=0.75": 0.2, "ppo": 0.5, CHEAP_MCTS: 1.2}
+# mcts at its defaults: the README's 17 s in hg2020; hg2002 and carcassonne in proportion to what their games cost
+# beside hg2020's on a busy 2-core machine (21 and 30 s against 24 s)
+GUESS_MCTS_CPU_PER_GAME = {"hg2020": 17.0, "hg2002": 15.0, "carcassonne": 22.0}
+GUESS_GAME_OVERHEAD = 0.3  # CPU seconds of a game outside the agents (the engine, the copies agents get)
+DEFAULT_CPU_HOURS = 2.0  # a reference build's budget per ruleset
+EXPENSIVE_S = 5.0  # CPU seconds per game above which a pairing is cut to fit the budget
+MIN_GAMES_PER_PAIR = 20
 TRAIN_CONFIGS = {"hg2020": "configs/quick.toml", "hg2002": "configs/hg2002_quick.toml"}
 
 
@@ -280,7 +288,13 @@ class Reference:
         spent = [line["cpu"][line["seats"].index(name)] for line in self.lines if name in line["seats"]]
         if spent:
             return sum(spent) / len(spent)
-        return GUESS_CPU_PER_GAME.get(name, GUESS_MCTS_CPU_PER_GAME)
+        return GUESS_CPU_PER_GAME.get(name, GUESS_MCTS_CPU_PER_GAME[self.ruleset])
+
+    def game_cost(self, a: str, b: str) -> float:
+        """CPU seconds of one game between two rungs: their shares and the engine's (measured, or guesses)."""
+        rest = [line["cpu_seconds"] - sum(line["cpu"]) for line in self.lines]
+        overhead = sum(rest) / len(rest) if rest else GUESS_GAME_OVERHEAD
+        return self.cpu_per_game(a) + self.cpu_per_game(b) + overhead
 
     def cpu_per_move(self, name: str) -> float | None:
         cpu = moves = 0.0
@@ -317,9 +331,23 @@ def plan(rung_list: Sequence[Rung], games_per_pair: int) -> list[tuple[str, str,
     return out + [(names[k], names[k + 2], skip) for k in range(len(names) - 2)]
 
 
+def fit_budget(pairs: list[tuple[str, str, int]], cost, seconds: float) -> list[tuple[str, str, int]]:
+    """The plan's pairings with those whose game costs over ``EXPENSIVE_S`` CPU seconds (``cost(a, b)``) cut in
+    the same proportion, so that the whole plan costs at most ``seconds`` (each keeps ``MIN_GAMES_PER_PAIR``)."""
+    cheap = sum(n * cost(a, b) for a, b, n in pairs if cost(a, b) < EXPENSIVE_S)
+    dear = sum(n * cost(a, b) for a, b, n in pairs if cost(a, b) >= EXPENSIVE_S)
+    if cheap + dear <= seconds or not dear:
+        return pairs
+    factor = max(0.0, (seconds - cheap) / dear)
+    return [
+        (a, b, n if cost(a, b) < EXPENSIVE_S else max(MIN_GAMES_PER_PAIR, 2 * int(n * factor / 2))) for a, b, n in pairs
+    ]
+
+
 def build(
     ruleset: str,
     games_per_pair: int = DEFAULT_GAMES_PER_PAIR,
+    cpu_hours: float = DEFAULT_CPU_HOURS,
     workers: int = 1,
     ray_address: str | None = None,
     only_stale: bool = False,
@@ -330,8 +358,11 @@ def build(
 ) -> Reference:
     """Play the reference games still missing (module docstring), appending each to the reference file.
 
-    ``rung_names`` builds only those rungs (a small test build); ``max_games`` stops after that many."""
+    ``cpu_hours`` bounds the whole plan's estimated CPU (``fit_budget``); ``rung_names`` builds only those rungs
+    (a small test build); ``max_games`` stops after that many."""
     _check_ruleset(ruleset)
+    if not (isinstance(cpu_hours, (int, float)) and math.isfinite(cpu_hours) and cpu_hours > 0):
+        raise ValueError(f"--cpu-hours must be a positive number, got {cpu_hours!r}")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 2:
         raise ValueError(f"--games-per-pair must be an integer >= 2, got {games_per_pair!r}")
     if ray_address is not None and workers > 1:
@@ -350,7 +381,11 @@ def build(
     done = {game_key(line) for line in ref.lines if is_current(line, ref.pins, ref.fingerprint)}
     specs = {r.name: r.spec for r in rung_list}
     todo, meta, rows = [], {}, []
-    pairs = plan(rung_list, games_per_pair)
+    full = plan(rung_list, games_per_pair)
+    pairs = fit_budget(full, ref.game_cost, cpu_hours * 3600)
+    if pairs != full:
+        cut = ", ".join(f"`{a}` vs `{b}` {n}" for (a, b, n), old in zip(pairs, full) if n != old[2])
+        log(f"cut to fit --cpu-hours {cpu_hours:g}: {cut} games (a game over {EXPENSIVE_S:g} CPU-s)")
     if only_stale:
         pairs = [p for p in pairs if p[0] in ref.stale or p[1] in ref.stale]
     for a, b, games in pairs:
@@ -364,14 +399,15 @@ def build(
                 game = _scheduled(len(todo), [specs[s] for s in seats], deck, rotation, BUILD_SEED, ruleset)
                 todo.append((deck, game))
                 meta[game.game_id + f"|r{rotation}"] = seats
-        cost = missing * (ref.cpu_per_game(a) + ref.cpu_per_game(b))
-        rows.append([f"`{a}` vs `{b}`", games, games - missing, missing, f"{cost / 60:.1f}"])
+        cost = ref.game_cost(a, b)
+        rows.append([f"`{a}` vs `{b}`", games, games - missing, missing, f"{cost:.2f}", f"{missing * cost / 60:.1f}"])
     todo = [g for _, g in sorted(todo, key=lambda item: (item[0], item[1].index))]  # deck by deck: partial covers all
+    total, missing = sum(float(row[-1]) for row in rows), len(todo)
     if max_games is not None:
         todo = todo[:max_games]
-    total = sum(float(row[-1]) for row in rows)
-    log(f"ladder build {ruleset}: {len(pairs)} pairings, {len(todo)} games to play, about {total:.0f} CPU-minutes")
-    log(render_table(("pairing", "games", "done", "to play", "CPU-min"), rows, align="lrrrr"))
+    now = "" if len(todo) == missing else f" (this run plays {len(todo)})"
+    log(f"ladder build {ruleset}: {len(pairs)} pairings, {missing} games to play{now}, about {total:.0f} CPU-minutes")
+    log(render_table(("pairing", "games", "done", "to play", "CPU-s per game", "CPU-min"), rows, align="lrrrrr"))
     if ref.stale:
         log(f"stale rungs (their games are played again): {', '.join(sorted(ref.stale))}")
     if not todo:
@@ -685,6 +721,7 @@ def main(args) -> int:
         build(
             args.ruleset,
             games_per_pair=args.games_per_pair,
+            cpu_hours=args.cpu_hours,
             workers=args.workers,
             ray_address=args.ray,
             only_stale=args.only_stale,
