@@ -6,6 +6,7 @@ Commands (``hgenv <command> --help`` for options)::
     agents      the agents of spec strings, their options and defaults
     bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env)
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
+    ladder      an agent's rating on the ruleset's fixed scale; ``ladder build``, ``ladder table``: its reference games
     replay      a saved game record as an animated GIF or a PNG of the board
     play        play against agents in the terminal
     train       PPO self-play from a config file, resumable (needs the [train] extra)
@@ -140,6 +141,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("openskill") is None:  # the tournament's game loop ranks with it
+        _fail("ladder", "needs openskill from the [train] extra: pip install -e '.[train]'")
     from hg_env.arena.ladder import main
 
     try:

@@ -29,6 +29,7 @@ from hg_env.arena.ladder import (
 from hg_env.cli import main
 from hg_env.core.ruleset import RULESETS
 
+ROOT = Path(__file__).resolve().parents[1]
 ANCHORS = {"random": 0.0, "greedy": 1000.0}
 CHEAP = ["random", "greedy", "greedy:opponents=0.75"]
 
@@ -174,12 +175,15 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
         ppo.append({**line, "seats": seats, "sha256": [first if s == "ppo" else None for s in seats]})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines + ppo))
     assert Reference.load("hg2020", path).stale == {} and "ppo" in Reference.load("hg2020", path).rated()
-    model.write_bytes(b"second model")
+    said: list[str] = []  # this model file is no model: its rung is named and not played, the others place the agent
+    assert ladder("greedy:opponents=0.5", reference=path, games=2, log=said.append).games == 2
+    assert said[0].startswith("  not played: rung ppo (policy:path=")
+    model.write_bytes((ROOT / "hg_env/arena/models/ppo_hg2020.zip").read_bytes())  # a real one, as build checks
     ref = Reference.load("hg2020", path)
     assert set(ref.stale) == {"ppo"} and "ppo" not in ref.rated()
     assert all("ppo" not in line["seats"] for line in ref.current)
     assert "Stale rungs" in reference_table("hg2020", path) and "`ppo` (" in reference_table("hg2020", path)
-    said: list[str] = []
+    said.clear()
     build(
         "hg2020",
         games_per_pair=4,
