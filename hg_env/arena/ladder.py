@@ -629,8 +629,9 @@ def ladder(
         while len(run) < games:
             fit = fit_lines(ref.current + run, players=[AGENT])
             played = {n: sum(n in line["seats"] for line in run) for n in rated}
-            agent_cost = sum(line["cpu"][line["seats"].index(AGENT)] for line in run) / len(run) if run else 0.0
-            cost = {n: ref.cpu_per_game(n) + agent_cost for n in rated}
+            # the agent's share of a game and the engine's, measured (before its first game: the engine's guess)
+            rest = [line["cpu_seconds"] - line["cpu"][line["seats"].index(AGENT) ^ 1] for line in run]
+            cost = {n: ref.cpu_per_game(n) + (sum(rest) / len(rest) if rest else GUESS_GAME_OVERHEAD) for n in rated}
             left = budget * 60 - sum(line["cpu_seconds"] for line in run)
             choice = choose_rung(fit.ratings[AGENT], {n: fit.ratings[n] for n in rated}, played, cost, left)
             if choice is None:
