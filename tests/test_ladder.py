@@ -91,6 +91,10 @@ def test_choose_rung_starts_at_greedy_then_brackets_the_estimate_within_the_budg
     assert choose_rung(1500.0, ratings, played, cost, 60.0) == ("mcts", 1)  # the nearest above, fewer games
     assert choose_rung(1500.0, ratings, played, cost, 30.0) == ("g75", 60)  # mcts's deck costs 40 s
     assert choose_rung(1500.0, ratings, played, cost, 0.1) is None
+    top = {"random": 0.0, "greedy": 1000.0, "g75": 1100.0}  # above every rung: its two nearest in turn
+    assert choose_rung(1300.0, top, {"greedy": 20, "g75": 40}, cost, 60.0) == ("greedy", 240)
+    assert choose_rung(1300.0, top, {"greedy": 40, "g75": 40}, cost, 60.0) == ("greedy", 240)  # a tie: cheaper
+    assert choose_rung(1300.0, top, {"greedy": 60, "g75": 40}, cost, 60.0) == ("g75", 120)
 
 
 def test_the_plan_pairs_neighbours_and_skips() -> None:

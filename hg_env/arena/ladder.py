@@ -34,7 +34,8 @@ Staleness
 
 Placing an agent (``hgenv ladder --agent``)
     Batches of games on paired decks (seats swapped) against the rungs nearest the agent's current
-    estimate (first ``greedy``; then alternately the nearest rated rung below and above), until
+    estimate (first ``greedy``; then alternately the nearest rated rung below and above, or the two
+    nearest beyond the top or bottom rung), until
     ``games`` games or the ``budget`` in CPU-minutes of play is spent: a batch is cut to the decks the
     budget still pays for, from each rung's measured CPU per game. A rung with the agent's own spec is
     not played. The games go to ``--out`` (``games.jsonl``, ``ladder.json``, ``ladder.md``); running the
@@ -544,15 +545,18 @@ def choose_rung(
 ) -> tuple[str, int] | None:
     """The next rung and how many decks the CPU seconds ``left`` pay for (module docstring); None: stop.
 
-    The nearest rated rung below and above ``estimate``, the one with fewer games against the agent first
-    (a tie: the cheaper); the other, or then the rest nearest first, when the budget cannot pay a deck."""
+    The nearest rated rung below and above ``estimate`` (beyond every rung: the two nearest), the one with fewer
+    games against the agent first (a tie: the cheaper); the other, or then the rest nearest first, when the
+    budget cannot pay a deck."""
     if not any(played.values()) and "greedy" in ratings:
         order = ["greedy"]
     else:
         below = [n for n in ratings if ratings[n] <= estimate]
         above = [n for n in ratings if ratings[n] > estimate]
-        near = [max(below, key=ratings.get)] if below else []
-        near += [min(above, key=ratings.get)] if above else []
+        if below and above:
+            near = [max(below, key=ratings.get), min(above, key=ratings.get)]
+        else:  # beyond every rung: the two nearest, so that one rung's quirks do not make the rating
+            near = sorted(ratings, key=lambda n: abs(ratings[n] - estimate))[:2]
         near.sort(key=lambda n: (played.get(n, 0), cost[n]))
         order = near
     rest = sorted((n for n in ratings if n not in order), key=lambda n: abs(ratings[n] - estimate))
