@@ -444,6 +444,41 @@ def measure_rllib_throughput(runner: Runner) -> dict[str, str]:
     }
 
 
+RLLIB_QUICK_SEEDS = (0, 1, 2)  # run.seed of each training run, for both paths
+RLLIB_QUICK_OPPONENTS = ("random", "greedy")
+
+
+def _quick_agent(runner: Runner, config: str, seed: int, out: Path) -> tuple[float, dict[str, dict]]:
+    """Train ``configs/<config>.toml`` with ``--seed seed``, then ``hgenv evaluate`` its final model over
+    100 games against random and greedy: (CPU seconds of the whole training run, opponent -> result)."""
+    name = f"{config}-seed{seed}"
+    argv = [*HGENV, "train", "--no-progress", "--config", str(_config_copy(config, out)), "--seed", str(seed)]
+    train = runner([*argv, "--name", name])
+    found = re.search(r"RLlib run: (\d+) CPU s in all", train.stderr)  # Ray's processes are not our children
+    cpu = float(found.group(1)) if found else train.cpu_s
+    model = out / name / "final_model.zip"
+    argv = [*HGENV, "evaluate", "--model", str(model), "--games", "100", "--opponents", *RLLIB_QUICK_OPPONENTS]
+    argv.append("--json")
+    return cpu, {r["opponent"]: r for r in map(json.loads, runner(argv).stdout.splitlines())}
+
+
+def measure_rllib_quick(runner: Runner) -> dict[str, str]:
+    """configs/rllib_quick.toml (RLlib self-play) and configs/quick.toml (SB3, the quickstart's run)
+    trained with each seed of RLLIB_QUICK_SEEDS, each final model evaluated by ``hgenv evaluate``
+    (100 games against random and greedy, the same decks): the range of the win rates over the seeds
+    and the CPU seconds of a training run (start-up and final evaluation included; RLlib's with its Ray
+    instance). Training results vary with the seed and, through rounding, the CPU: hence the range."""
+    out = _fresh_dir("rllib-quick")
+    texts = []
+    for label, config in (("RLlib self-play", "rllib_quick"), ("SB3 (the quickstart's config)", "quick")):
+        runs = [_quick_agent(runner, config, seed, out) for seed in RLLIB_QUICK_SEEDS]
+        cpu = [c for c, _ in runs]
+        rates = [seed_spread(s, [100 * results[s]["win_rate"] for _, results in runs]) for s in RLLIB_QUICK_OPPONENTS]
+        texts.append(f"{label} `configs/{config}.toml`: {'; '.join(rates)}; {min(cpu):.0f}–{max(cpu):.0f} CPU s a run")
+    seeds = ", ".join(map(str, RLLIB_QUICK_SEEDS))
+    return {"rllib-quick": f"over seeds {seeds}, 100 games per opponent: " + "; ".join(texts)}
+
+
 # Runs the README block as written (its own torch thread count), with its learn and hg_env.evaluate timed
 # in CPU seconds of this process (every thread, spinning ones included): wall time measures the load.
 SB3_EXAMPLE_HARNESS = """
@@ -534,6 +569,13 @@ FIGURES: dict[str, Figure] = {
             measure_bench,
         ),
         Figure(
+            "ladder",
+            "hgenv ladder table --ruleset R (each ruleset R; reads hg_env/arena/reference/R.jsonl)",
+            0.2,
+            measure_ladder,
+            tuple(f"ladder-{ruleset}" for ruleset in RULESETS),
+        ),
+        Figure(
             "speedup",
             "hgenv " + " ".join(SPEEDUP_ARGS),
             8,
@@ -606,19 +648,21 @@ FIGURES: dict[str, Figure] = {
             measure_sb3_example,
         ),
         Figure(
-            "ladder",
-            "hgenv ladder table --ruleset R (each ruleset R; reads hg_env/arena/reference/R.jsonl)",
-            0.2,
-            measure_ladder,
-            tuple(f"ladder-{ruleset}" for ruleset in RULESETS),
-        ),
-        Figure(
             "ray-tournament",
             "python -m hg_env.arena.distributed --bench --json (80 games, random vs greedy)",
             2,
             measure_ray_tournament,
         ),
         Figure("rllib-throughput", "hgenv train --config configs/rllib_throughput.toml", 5, measure_rllib_throughput),
+        Figure(
+            "rllib-quick",
+            "hgenv train --config configs/C.toml --seed S --name C-seedS; hgenv evaluate --model "
+            "C-seedS/final_model.zip --games 100 --opponents random greedy (C = rllib_quick, quick; S = "
+            + ", ".join(map(str, RLLIB_QUICK_SEEDS))
+            + ")",
+            25,
+            measure_rllib_quick,
+        ),
     )
 }
 

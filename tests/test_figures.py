@@ -330,3 +330,42 @@ def test_the_bench_table_reads_what_bench_core_prints_today() -> None:
     }
     header, _, row = figures.bench_table([core], [env]).splitlines()
     assert header.count("|") == row.count("|") and row.startswith("| `hg2020` |") and row.endswith("| 2.00x |")
+
+
+def test_rllib_quick_trains_and_evaluates_both_paths_with_every_seed(monkeypatch) -> None:
+    """rllib-quick: each config trained per seed, each final model through `hgenv evaluate`; RLlib's CPU
+    is the one its run prints (its Ray processes are not the command's children), SB3's the command's."""
+    monkeypatch.chdir(ROOT)
+
+    class Runner(FakeRunner):
+        def __call__(self, argv, cwd=None) -> Run:
+            argv = [str(a) for a in argv]
+            run = super().__call__(argv, cwd)
+            if "train" in argv and "rllib_quick" in argv[argv.index("--name") + 1]:
+                return Run("", "RLlib run: 143 CPU s in all (this process and its Ray instance: ...)", 300.0, 20.0)
+            if "evaluate" in argv:  # vs greedy: 70% + the seed, from the model's run folder
+                seed = int(argv[argv.index("--model") + 1].split("-seed")[1].split("/")[0])
+                lines = [json.loads(line) for line in run.stdout.splitlines()]
+                for line in lines:
+                    line["win_rate"] = 1.0 if line["opponent"] == "random" else 0.7 + seed / 100
+                return Run("\n".join(map(json.dumps, lines)), "", 30.0, 30.0)
+            return run
+
+    runner = Runner()
+    text = figures.measure_rllib_quick(runner)["rllib-quick"]
+    assert text == (
+        "over seeds 0, 1, 2, 100 games per opponent: RLlib self-play `configs/rllib_quick.toml`: vs random "
+        "100.0–100.0% (mean 100.0%; by seed 100.0, 100.0, 100.0); vs greedy 70.0–72.0% (mean 71.0%; by seed "
+        "70.0, 71.0, 72.0); 143–143 CPU s a run; SB3 (the quickstart's config) `configs/quick.toml`: vs random "
+        "100.0–100.0% (mean 100.0%; by seed 100.0, 100.0, 100.0); vs greedy 70.0–72.0% (mean 71.0%; by seed "
+        "70.0, 71.0, 72.0); 100–100 CPU s a run"
+    )
+    trains = [a for a in runner.commands if "train" in a]
+    assert [(Path(a[a.index("--config") + 1]).name, a[a.index("--seed") + 1]) for a in trains] == [
+        (f"{config}.toml", seed) for config in ("rllib_quick", "quick") for seed in ("0", "1", "2")
+    ]
+    evaluations = [a for a in runner.commands if "evaluate" in a]
+    assert all(a[a.index("--games") + 1] == "100" and "--opponents" in a for a in evaluations)
+    assert [Path(a[a.index("--model") + 1]).parent.name for a in evaluations] == [
+        a[a.index("--name") + 1] for a in trains
+    ]
