@@ -60,7 +60,7 @@ def local_ray():
 
 def _games(folder: Path) -> list[tuple]:
     """Every line of games.jsonl in file order, without its timings."""
-    timings = ("seconds", "agent_seconds", "agent_cpu_seconds")
+    timings = ("seconds", "agent_seconds", "agent_cpu_seconds", "cpu_seconds")
     return [{k: v for k, v in r.items() if k not in timings} for r in read_results(folder / GAMES_FILE)]
 
 
