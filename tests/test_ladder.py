@@ -223,6 +223,9 @@ def test_hgenv_ladder_refuses_bad_input_in_one_line(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["ladder", "--agent", "greedy", "--budget", "0"])
     assert "budget must be a positive number" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a policy of another ruleset would lose every game: refused first
+        main(["ladder", "--agent", f"policy:path={ROOT}/hg_env/arena/models/ppo_hg2002.zip", "--out", "/nonexistent"])
+    assert "the agent plays hg2002 (its model file), not hg2020: use --ruleset hg2002" in capsys.readouterr().err
 
 
 def test_the_ladder_figure_reads_each_rulesets_stored_table() -> None:

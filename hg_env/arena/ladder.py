@@ -600,6 +600,9 @@ def ladder(
         raise ValueError("--ray plays agents given by spec strings only: Ray workers build the agent from it")
     label = _label(agent, name)
     player = as_agent(agent, seed=seed)  # a bad spec or object fails here
+    own = getattr(player, "ruleset", None)  # a policy plays its model's ruleset only: elsewhere it would lose
+    if own is not None and own != ruleset:
+        raise ValueError(f"the agent plays {own} (its model file), not {ruleset}: use --ruleset {own}")
     ref = Reference.load(ruleset, reference)
     specs = {r.name: r.spec for r in ref.rungs}
     pins = {**ref.pins, AGENT: _agent_pin(agent)}
