@@ -269,3 +269,37 @@ def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_pat
     assert said[0].startswith("cut to fit --cpu-hours 0.5: `mcts:sims=16` vs `mcts` ")
     with pytest.raises(ValueError, match="cpu-hours"):
         build("hg2020", reference=tmp_path / "r.jsonl", cpu_hours=0)
+
+
+def test_the_default_plan_separates_adjacent_rungs_within_about_50_elo() -> None:
+    """200 games per neighbouring pair (100 per skip), on ratings like the measured ones (greedy:opponents=0.75
+    70% against greedy, mcts 78%): the 95% interval of each adjacent difference is about ±50 Elo (37 to 51 here;
+    the widest, mcts:sims=16 to mcts, is 175 Elo apart: 73% to 27%)."""
+    from hg_env.arena.ladder import ANCHORS as anchors
+    from hg_env.arena.ladder import DEFAULT_GAMES_PER_PAIR
+
+    truth = {"random": 0.0, "greedy": 1000.0, "greedy:opponents=0.75": 1150.0, "ppo": 1100.0}
+    truth |= {"mcts:sims=16": 1050.0, "mcts": 1225.0}
+    pairs = plan(rungs("hg2020"), DEFAULT_GAMES_PER_PAIR)
+    rng = np.random.default_rng(2)
+    names = list(truth)
+    fits = []
+    for _ in range(400):
+        drawn = [bt.Pairing(a, b, n, float(rng.binomial(n, bt.expected(truth[a], truth[b])))) for a, b, n in pairs]
+        fit = bt.fit(drawn, anchors)
+        fits.append([fit.ratings[n] for n in names])
+    ratings = np.array(fits)
+    for k in range(1, len(names) - 1):  # greedy -> greedy:opponents=0.75 -> ppo -> mcts:sims=16 -> mcts
+        half = 1.96 * np.std(ratings[:, k + 1] - ratings[:, k])
+        assert half <= 52, (names[k], names[k + 1], half)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_build_of_every_rung_then_a_placement(ruleset, tmp_path: Path) -> None:
+    """Every rung of the ruleset (the shipped ppo model, both mcts) plays: 2 games per pair, then a placement."""
+    ref = build(ruleset, games_per_pair=2, reference=tmp_path / "r.jsonl", log=lambda *_: None)
+    assert set(ref.rated()) == {r.name for r in rungs(ruleset)} and not ref.stale
+    assert all(line["error"] is None for line in ref.lines)
+    result = ladder("greedy:opponents=0.5", ruleset=ruleset, games=4, batch=4, reference=tmp_path / "r.jsonl")
+    assert result.games == 4 and len(result.rows) == len(rungs(ruleset)) + 1
