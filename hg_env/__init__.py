@@ -58,17 +58,17 @@ def _register() -> None:
     import gymnasium
     import pettingzoo
 
-    names = {
-        "hg2020": ("hunters_gatherers", "HuntersGatherers", "env"),
-        "hg2002": ("hunters_gatherers_classic", "HuntersGatherersClassic", "classic_env"),
-        "carcassonne": ("carcassonne", "Carcassonne", "carcassonne_env"),
-    }
-    for ruleset, (aec_name, gym_name, maker) in names.items():
-        if hasattr(pettingzoo, "register"):  # PettingZoo >= 1.27
-            pettingzoo.register("aec", id=f"hg_env/{aec_name}-v0", entry_point=f"hg_env.aec:{maker}")
-        if f"hg_env/{gym_name}-v0" not in gymnasium.registry:
+    from hg_env.core.ruleset import get_ruleset, rulesets
+    from hg_env.presentation import presentation
+
+    for ruleset in rulesets():  # what each ruleset's folder declares: its env name and presentation
+        shown = presentation(ruleset)
+        aec_name, version = get_ruleset(ruleset).env_name.rsplit("_v", 1)
+        if shown.factory and hasattr(pettingzoo, "register"):  # PettingZoo >= 1.27
+            pettingzoo.register("aec", id=f"hg_env/{aec_name}-v{version}", entry_point=f"hg_env.aec:{shown.factory}")
+        if shown.gym_name and f"hg_env/{shown.gym_name}-v{version}" not in gymnasium.registry:
             gymnasium.register(
-                id=f"hg_env/{gym_name}-v0",
+                id=f"hg_env/{shown.gym_name}-v{version}",
                 entry_point="hg_env.single_agent:SingleAgentEnv",
                 kwargs={"ruleset": ruleset},
             )

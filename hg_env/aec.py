@@ -92,6 +92,8 @@ Version history: v0, the first release of each env.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -103,8 +105,9 @@ from pettingzoo.utils import wrappers
 from hg_env.core.actions import action_layout
 from hg_env.core.observation import channel_high, channel_names, observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
-from hg_env.core.ruleset import DEFAULT_RULESET
+from hg_env.core.ruleset import DEFAULT_RULESET, get_ruleset, rulesets
 from hg_env.game import Game, check_action
+from hg_env.presentation import presentation
 
 REWARDS = ("win", "score_diff", "score")
 DECK_OPTIONS = ("regular_deck", "menhir_deck", "bonus_deck")  # the deck reset options of every ruleset
@@ -119,14 +122,27 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(environment)
 
 
-def classic_env(**kwargs: Any) -> AECEnv:
-    """``env(ruleset="hg2002", ...)``: ``hunters_gatherers_classic_v0``."""
-    return env(ruleset="hg2002", **kwargs)
+def __getattr__(name: str) -> Callable[..., AECEnv]:
+    """A ruleset's own factory, ``env(ruleset=R, ...)``, by the name its presentation declares
+    (``classic_env``, ``carcassonne_env``: each ruleset folder's ``presentation`` module)."""
+    for ruleset in rulesets():
+        if name != "env" and presentation(ruleset).factory == name:
+            return _factory(ruleset)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def carcassonne_env(**kwargs: Any) -> AECEnv:
-    """``env(ruleset="carcassonne", ...)``: ``carcassonne_v0``."""
-    return env(ruleset="carcassonne", **kwargs)
+@cache
+def _factory(ruleset: str) -> Callable[..., AECEnv]:
+    def make(**kwargs: Any) -> AECEnv:
+        return env(ruleset=ruleset, **kwargs)
+
+    make.__name__ = make.__qualname__ = presentation(ruleset).factory
+    make.__doc__ = f'``env(ruleset="{ruleset}", ...)``: ``{get_ruleset(ruleset).env_name}``.'
+    return make
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *(presentation(r).factory for r in rulesets())} - {""})
 
 
 def _names_a_deck(key: object) -> bool:

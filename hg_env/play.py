@@ -36,6 +36,7 @@ import numpy as np
 
 from hg_env.core.ruleset import DEFAULT_RULESET
 from hg_env.game import Game
+from hg_env.presentation import presentation
 from hg_env.render import (
     PLAYER_COLOR_NAMES,
     ansi_board_width,
@@ -51,20 +52,6 @@ from hg_env.render import (
 from hg_env.rule_flags import game_title, parse_flags
 
 PLACE_HELP = "  41 1 0 r1     place tile 41 at x=1, y=0 with rotation r1 (the tile id may be left out: 1 0 r1)"
-OCCUPY_HELP = {  # ruleset -> the occupant and retake lines of its help
-    "hg2020": (
-        "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8\n"
-        "  retake 1 -2   (shaman) take back your pawn at (1,-2)\n"
-        "  pit 1         (pit-trap option) tigers eat 1 deer in range"
-    ),
-    "hg2002": "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8",
-    "carcassonne": (
-        "  meeple 2      a meeple on zone 2 of the tile just placed: a knight on a city, a highwayman on a\n"
-        "                road, a farmer on a field (it lies down), a monk on a monastery\n"
-        "  abbot 8       your abbot on zone 8, a monastery or a garden\n"
-        "  retake 1 -2   instead of placing a figure, take your abbot back from (1,-2): it scores at once"
-    ),
-}
 COMMANDS_HELP = (
     "  none          place nothing / take nothing back\n"
     "Zones named by sides: N, E, S, W a whole side; En the north half of the E side (a river or road splits it).\n"
@@ -75,7 +62,9 @@ COMMANDS_HELP = (
 
 def help_text(ruleset: str) -> str:
     """The move notation of a ruleset's game (``help``)."""
-    return "\n".join(["Moves: type the number of a move, or", PLACE_HELP, OCCUPY_HELP[ruleset], COMMANDS_HELP])
+    return "\n".join(
+        ["Moves: type the number of a move, or", PLACE_HELP, presentation(ruleset).occupy_help, COMMANDS_HELP]
+    )
 
 
 class QuitGame(Exception):

@@ -60,6 +60,7 @@ from hg_env.core.tiles import (
     Z_WATER,
     load_catalogue,
 )
+from hg_env.presentation import presentation
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -391,41 +392,6 @@ ANSI_COLORS = ("\x1b[31m", "\x1b[34m", "\x1b[32m", "\x1b[33m", "\x1b[35m")  # re
 ANSI_RESET = "\x1b[0m"
 ANSI_WIDTH = 100  # render_ansi draws the compact board when the full one is wider than this (a terminal's width)
 
-ANSI_LEGEND = (
-    "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
-    "        , : ; a tile's 2nd, 3rd, 4th meadow  & H its 2nd, 3rd forest (one zone's sides share a sign)\n"
-    "        M mammoth  A aurochs  D deer  T tiger  x cancelled  o2 lake with 2 fish  f1 fish in a river\n"
-    "        ^ menhir  % mushrooms  Sh shaman  Lb logboat Ht hunting trap Pt pit trap Wf wildfire Rf raft\n"
-    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
-)
-COMPACT_LEGEND = (
-    "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
-    "        p1# pawn of P1 on a forest (p1. meadow, p1~ river)  h1o hut of P1 on a lake  [ ] tile fits"
-)
-HG2002_LEGEND = (
-    "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
-    "        , : ; a tile's 2nd, 3rd, 4th meadow  & H its 2nd, 3rd forest (one zone's sides share a sign)\n"
-    "        M mammoth  A aurochs  D deer  T tiger  o2 lake with 2 fish  Vo the volcano (start tile)\n"
-    "        $ gold nugget (closing its forest earns a bonus tile)  % mushrooms  Sr shrine  Fi fire\n"
-    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
-)
-CARCASSONNE_LEGEND = (
-    "legend: . field  C city  = road (a side: bank=bank)  ~ river (- from a spring)  * corners: last tile\n"
-    "        , : ; a tile's 2nd, 3rd, 4th field  c its 2nd city (one zone's sides share a sign)\n"
-    "        S coat of arms  M monastery  G garden\n"
-    "        m1@C meeple of P1: knight on a city (@= highwayman on a road, @. farmer on a field, @M monk)\n"
-    "        a1@G abbot of P1 on a garden (a1@M on a monastery)   x,y: the tile to place fits here"
-)
-CARCASSONNE_COMPACT_LEGEND = (
-    "legend: a tile shows its figure, else its features: C city  M monastery  G garden  = road  ~ river\n"
-    "        m1C meeple of P1 on a city (= road, . field, M monk)  a1G abbot  * last tile  [ ] tile fits"
-)
-LEGENDS = {  # ruleset -> (full legend, compact legend)
-    "hg2020": (ANSI_LEGEND, COMPACT_LEGEND),
-    "hg2002": (HG2002_LEGEND, COMPACT_LEGEND),
-    "carcassonne": (CARCASSONNE_LEGEND, CARCASSONNE_COMPACT_LEGEND),
-}
-
 BLOCK_INNER, BLOCK_ROWS = 7, 3  # a tile's block: the characters between its corners across, and down
 BLOCK_WIDTH, BLOCK_HEIGHT = BLOCK_INNER + 2, BLOCK_ROWS + 2
 COMPACT_CELL = 4  # a compact tile: a gap ('*' before the tile placed last) and three characters
@@ -603,7 +569,8 @@ def ansi_board_width(game: Game, compact: bool = False) -> int:
 
 def ansi_legend(game: Game, compact: bool = False) -> str:
     """The legend of the text board of this game's ruleset."""
-    return LEGENDS[game.ruleset][1 if compact else 0]
+    shown = presentation(game.ruleset)
+    return shown.compact_legend if compact else shown.legend
 
 
 def ansi_status(game: Game, names: list[str] | None = None, color: bool = False) -> str:

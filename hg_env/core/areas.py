@@ -37,8 +37,8 @@ from functools import cached_property
 import numpy as np
 
 from hg_env.core.arrays import nonzero, occurs_once, put_rows
-from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.scoring import Points
+from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.tiles import (
     AUROCHS,
     C_BONUS,

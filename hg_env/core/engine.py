@@ -4,7 +4,9 @@ Every rule function takes the state and ``g``, an int array of the games it acts
 on; a game appears at most once in ``g``. ``step`` takes one flat action per
 game (see actions.py) and runs each game on to its next decision, so games in
 one batch may be in different phases. All games of a state share one ruleset;
-the steps where rulesets differ call its rule functions (``Ruleset``):
+the steps where rulesets differ call its rule functions (``Ruleset``; their
+signatures and defaults are in ``hg_env.core.hooks``, and every one is called,
+the default doing nothing more than the shared flow):
 
 * ``filter_placements`` (T1): placements beyond edge matching (the Carcassonne river);
 * ``after_place`` (T3): immediate powers (2020: logboat, hunting trap, shaman);
@@ -118,7 +120,7 @@ def _start_tile_placed(rules: Rules, num_players: int) -> State:
     same for every game of these rules, so games start from a copy. Not a turn; read only."""
     state = empty_state(rules, np.array([num_players]), record_events=False)
     spec = rules.spec
-    start = spec.tiles.START_TILE if spec.start_tile is None else spec.start_tile(spec.tiles, rules)
+    start = spec.start_tile(spec.tiles, rules)
     _put_tile(state, _ROW_ZERO, np.array([rules.board.origin]), np.array([rules.start_rotation]), np.array([start]))
     return state
 
@@ -439,7 +441,7 @@ def _begin_regular_turn(state: State, g: np.ndarray, advance: bool = True) -> No
         if advance:
             state.current[game] = (int(state.current[game]) + 1) % int(state.num_players[game])
         state.extra_turn[game] = False
-        if _draw_one(state, game, state.regular_deck, state.regular_len, state.regular_next):
+        if _draw_one(state, g, state.regular_deck, state.regular_len, state.regular_next):
             state.phase[game] = PLACE
         else:
             _end_game(state, g)
@@ -464,7 +466,7 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
     num_codes = tiles.COMPAT.shape[1]
     if len(g) == 1:  # one game: scalars and one lookup per tile drawn
-        return np.array([_draw_one(state, int(g[0]), deck, length, nxt)])
+        return np.array([_draw_one(state, g, deck, length, nxt)])
     found = np.zeros(len(g), dtype=bool)
     todo = np.arange(len(g))
     while len(todo):
@@ -478,9 +480,7 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
         # past a game's frontier, which no tile fits).
         width = int(state.frontier_len[gg].max())
         need = state.frontier_need[gg, :width]
-        fits = tiles.COMPAT_WORDS.take(tile[:, None] * num_codes + need)  # [G, L] words: 4 rotations
-        if restrict is not None:
-            fits = _restricted(state, gg, tile, fits)
+        fits = restrict(state, gg, tile, tiles.COMPAT_WORDS.take(tile[:, None] * num_codes + need))  # [G, L] words
         ok = fits.any(1)
         if ok.all():  # the common case: every game's first tile fits
             state.tile_to_place[gg] = tile
@@ -496,13 +496,6 @@ def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
     return found
 
 
-def _restricted(state: State, g: np.ndarray, tile: np.ndarray, fits: np.ndarray) -> np.ndarray:
-    """The ruleset's ``filter_placements`` on [G, L] fit words of games g (frontier slots) for their tiles."""
-    cells = state.frontier[g, : fits.shape[1]]  # [G, L], -1 after each game's frontier
-    kept = state.spec.filter_placements(state, g, tile, cells, fits.view(bool).reshape(*fits.shape, 4))
-    return np.ascontiguousarray(kept).view(np.uint32)[..., 0]
-
-
 def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
     """``place_fits`` of games g from their [G, L] fit words (frontier slots 0..L-1), and slot L cleared.
 
@@ -516,9 +509,10 @@ def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
         words[g, width] = 0
 
 
-def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
-    """``_draw`` for one game: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
+def _draw_one(state: State, g: np.ndarray, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
+    """``_draw`` for the one game of ``g``: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
+    game = int(g[0])
     num_codes = tiles.COMPAT.shape[1]
     width = int(state.frontier_len[game])
     need = state.frontier_need[game, :width]
@@ -526,8 +520,7 @@ def _draw_one(state: State, game: int, deck: np.ndarray, length: np.ndarray, nxt
         tile = int(deck[game, nxt[game]])
         nxt[game] += 1
         fits = tiles.COMPAT_WORDS.take(np.intp(tile * num_codes) + need)  # [L] words (a wide index)
-        if restrict is not None:
-            fits = _restricted(state, np.array([game]), np.array([tile]), fits[None])[0]
+        fits = restrict(state, g, np.array([tile]), fits[None])[0]
         if np.count_nonzero(fits):
             state.tile_to_place[game] = tile
             words = state.place_fits[game].view(np.uint32)[:, 0]
@@ -681,8 +674,7 @@ def _update_one_frontier(state: State, game: int, cell: int, neighbor: list[int]
 def _after_place(state: State, g: np.ndarray) -> np.ndarray:
     """T3: the ruleset's immediate powers (which may ask a decision first), then the occupant decision.
     Returns the games with nothing to decide: their tile is done (``_finish_tile``)."""
-    after_place = state.spec.after_place
-    return enter_occupy(state, g if after_place is None else after_place(state, g))
+    return enter_occupy(state, state.spec.after_place(state, g))
 
 
 def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
@@ -713,8 +705,7 @@ def _finish_tile(state: State, g: np.ndarray) -> None:
     if not len(g):
         return
     trigger_areas = _score_closed(state, g)
-    if state.spec.score_turn is not None:
-        state.spec.score_turn(state, g)
+    state.spec.score_turn(state, g)
     _end_of_turn(state, g, trigger_areas)
 
 
@@ -1018,9 +1009,7 @@ def _end_game(state: State, g: np.ndarray) -> None:
     if not len(g):
         return
     state.tile_to_place[g] = -1
-    if state.spec.end_game is not None:
-        g = state.spec.end_game(state, g)
-    _final_scoring(state, g, choice=None)
+    _final_scoring(state, state.spec.end_game(state, g), choice=None)
 
 
 def _final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:

@@ -58,8 +58,8 @@ import numpy as np
 
 from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH
 from hg_env.core.arrays import nonzero
-from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
+from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
 from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_FOREST, Z_LAKE, Z_RIVER
 
@@ -307,8 +307,7 @@ class Observer:
             raft = _special_root(state, g, system_roots, "raft")
             if raft is not None:  # R7.18: the raft's system scores its lakes too
                 value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
-        if spec.observe_areas is not None:  # ruleset-specific values (Carcassonne fields and cloisters)
-            spec.observe_areas(state, g, area_roots, sums[:, :z])
+        spec.observe_areas(state, g, area_roots, sums[:, :z])  # the ruleset's own values (Carcassonne fields)
         # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
         slots = self.zone_slots[ti]  # [K, slot, type] rows of the stacked table
         if n > 1:  # each observation's table follows the previous one

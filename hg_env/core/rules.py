@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 
 from hg_env.core.ruleset import DEFAULT_RULESET, Flag, Ruleset, get_ruleset
+from hg_env.core.seats import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401  (re-exported: the player counts Rules validate)
 from hg_env.core.tiles import DIRECTION_OFFSETS
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
 # Flags every ruleset has (docs/rules/hg2020.md Appendix A for their ids); a ruleset adds its own.
 COMMON_FLAGS: dict[str, Flag] = {

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from hg_env.core.areas import AreaTables
     from hg_env.core.rules import Rules
 
-RULESETS = ("hg2020", "hg2002", "carcassonne")
+# RULESETS, the names of the rulesets, is found in hg_env/rulesets/ on first use: ``rulesets()``.
 DEFAULT_RULESET = "hg2020"
 
 # Pieces: index into a seat's supply.
@@ -158,9 +158,33 @@ class Ruleset:
 
 def get_ruleset(name: str) -> Ruleset:
     """The ruleset called ``name`` (``hg2020``, ``hg2002``, ``carcassonne``); ValueError otherwise."""
-    if not isinstance(name, str) or name not in RULESETS:  # before the cache, which cannot hash a list
-        raise ValueError(f"ruleset must be one of {RULESETS}, got {name!r}")
+    if not isinstance(name, str) or name not in rulesets():  # before the cache, which cannot hash a list
+        raise ValueError(f"ruleset must be one of {rulesets()}, got {name!r}")
     return _load_ruleset(name)
+
+
+def rulesets() -> tuple[str, ...]:
+    """The names of the rulesets: every package in ``hg_env/rulesets/``, in the order their presentations
+    list them (``hg_env.presentation``). Nothing lists them by hand; a test may set ``RULESETS`` to add one."""
+    return globals().get("RULESETS") or _discover()
+
+
+@cache
+def _discover() -> tuple[str, ...]:
+    import pkgutil  # here, not at the top: discovery imports the rulesets, and they import this module
+
+    import hg_env.rulesets
+    from hg_env.presentation import presentation
+
+    names = [module.name for module in pkgutil.iter_modules(hg_env.rulesets.__path__) if module.ispkg]
+    return tuple(sorted(names, key=lambda name: (presentation(name).listed, name)))
+
+
+def __getattr__(name: str) -> Any:
+    """``RULESETS``: ``rulesets()``, found on first use (the rulesets import this module while it loads)."""
+    if name == "RULESETS":
+        return rulesets()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache

@@ -47,34 +47,26 @@ from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.areas import (
     COUNTS,
-    LAKE_FISH,
     OCCUPANTS,
     OPEN,
     TILE_BITS,
-    TILES,
     WORTH,
     popcount,
     tile_members,
     tile_sets,
 )
 from hg_env.core.arrays import nonzero, sorted_unique
-from hg_env.core.rules import MAX_PLAYERS
 from hg_env.core.ruleset import PAWN
-from hg_env.core.scoring import forest_value, majority, meadow_value, river_value
+from hg_env.core.scoring import majority
+from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
-    AUROCHS,
-    C_BONUS,
     C_FISH,
     C_LAKES,
-    DEER,
     FOREST,
-    MAMMOTH,
     RIVER,
-    TIGER,
     Z_FOREST,
     Z_GARDEN,
-    Z_MEADOW,
     Z_MONASTERY,
     Z_RIVER,
     TileSet,
@@ -125,7 +117,7 @@ def redeal(state: State, rng: np.random.Generator) -> None:
     """
     spec = state.spec
     deck = deck_of(state.rules)
-    rank = None if spec.deal_rank is None else spec.deal_rank(spec.tiles, state.rules)
+    rank = spec.deal_rank(spec.tiles, state.rules)
     unseen = (state.tile_cell < 0) & ~state.discarded & state.dealt
     rows = np.flatnonzero(state.tile_to_place >= 0)
     unseen[rows, state.tile_to_place[rows]] = False
@@ -140,7 +132,7 @@ def redeal(state: State, rng: np.random.Generator) -> None:
             bad = int(np.flatnonzero(count != left)[0])
             raise ValueError(f"game {bad}: {count[bad]} unseen tiles but the deck holds {left[bad]}")
         # Random keys, hidden tiles first: each row's first `count` entries are a uniform shuffle (per rank).
-        keys = rng.random(hidden.shape) if rank is None else rank + rng.random(hidden.shape)
+        keys = rank + rng.random(hidden.shape)
         keys = np.where(hidden, keys, np.inf)
         order = np.argsort(keys, axis=1, kind="stable")
         g, k = nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
@@ -287,33 +279,6 @@ def completion_probability(state: State, g: np.ndarray, z: np.ndarray, left: np.
     return p
 
 
-def area_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
-    """Expected value of the (game, root) areas of the area partition to their pawn majority
-    (Hunters & Gatherers; a ruleset may value its areas its own way: ``Ruleset.estimate_areas``)."""
-    spec = state.spec
-    if spec.estimate_areas is not None:
-        return spec.estimate_areas(state, g, z, left)
-    tiles, points = spec.tiles, spec.points
-    kind = tiles.ZONE_TYPE[z]
-    sums = state.area.sum_rows(g, z).astype(np.float64)
-    counts, count = sums[:, COUNTS:WORTH], sums[:, TILES]  # distinct tiles
-    fish = counts[:, C_FISH] + sums[:, LAKE_FISH]  # its own fish and the fish of the lakes it flows into
-    fire = (
-        np.zeros(len(z), dtype=bool)
-        if spec.fire_power is None
-        else z == special_root(state, state.area, spec.fire_power)[g]
-    )
-    meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
-    p = np.zeros(len(z))
-    closable = (kind == Z_FOREST) | (kind == Z_RIVER)  # meadows never close: their value is final
-    p[closable] = completion_probability(state, g[closable], z[closable], left[closable])
-    return np.select(
-        [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
-        [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
-        0.0,
-    )
-
-
 def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
     """Expected value of the (game, root) river systems to their hut majority."""
     sums = state.system.sum_rows(g, z)
@@ -359,9 +324,8 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     if len(g):
         pawns = state.area.sum_rows(g, z)[:, OCCUPANTS:]
         scorers = majority(pawns)
-        if state.spec.meadow_scorers is not None:  # e.g. the 2002 shrine: its hunter scores the meadow alone
-            scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)
-        np.add.at(est, g, area_values(state, g, z, left[g])[:, None] * scorers)
+        scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)  # e.g. the 2002 shrine's hunter alone
+        np.add.at(est, g, state.spec.estimate_areas(state, g, z, left[g])[:, None] * scorers)
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
         closed = _returns_to_supply(state, g, z)
         np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
@@ -410,7 +374,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
         closed = _returns_to_supply(state, ga, root)
         pays = (piece_of[target[in_area]] == PAWN) & ~closed
         supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
-        gain[in_area] = area_values(state, ga, root, left[in_area]) - supply
+        gain[in_area] = state.spec.estimate_areas(state, ga, root, left[in_area]) - supply
     if (~in_area).any():
         gh = g[~in_area]
         gain[~in_area] = _system_values(state, gh, state.system.find(gh, zone[~in_area]), left[~in_area])

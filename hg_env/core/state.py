@@ -9,9 +9,9 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.areas import Partition
-from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Board, Rules
+from hg_env.core.rules import Board, Rules
 from hg_env.core.ruleset import ABBOT, HUT, NUM_PIECES, PAWN, Ruleset  # noqa: F401  (piece ids, re-exported)
-from hg_env.core.tiles import KIND_EXTRA, KIND_REGULAR
+from hg_env.core.seats import MAX_PLAYERS, MIN_PLAYERS
 
 # Phases: the decision a game waits for (R3.7). OVER: final scores are in.
 PLACE, RETAKE, OCCUPY, PIT_TRAP, OVER = 0, 1, 2, 3, 4
@@ -132,9 +132,7 @@ class State:
 
 def deck_tiles(spec: Ruleset, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """The tiles of the regular deck and of the extra deck (menhir / bonus tiles) of a game."""
-    if spec.deck_tiles is not None:
-        return spec.deck_tiles(spec.tiles, rules)
-    return spec.tiles.tiles_of_kind(KIND_REGULAR), spec.tiles.tiles_of_kind(KIND_EXTRA)
+    return spec.deck_tiles(spec.tiles, rules)
 
 
 def frontier_size(rules: Rules) -> int:
@@ -262,8 +260,7 @@ def check_given_decks(
     out_regular = out_extra = None
     if regular is not None:
         out_regular = check_deck(regular, regular_tiles, "regular_deck", spec)
-        if spec.check_deck_order is not None:
-            spec.check_deck_order(spec.tiles, rules, out_regular)
+        spec.check_deck_order(spec.tiles, rules, out_regular)
     if extra is not None:
         out_extra = check_deck(extra, extra_tiles, f"{spec.extra_deck or 'extra'}_deck", spec)
     return out_regular, out_extra
@@ -279,13 +276,9 @@ def deal_decks(
     """Fill each game's decks (or those of ``games``, the i-th from ``seeds[i]`` etc.): given orders
     where given, else shuffled from its seed (R1.5). The decks are empty before."""
     spec, rules = state.spec, state.rules
-    regular_tiles, extra_tiles = deck_tiles(spec, rules)
     for i, game in enumerate(range(state.batch_size) if games is None else games.tolist()):
         rng = np.random.default_rng(None if seeds is None else seeds[i])
-        if spec.deal is not None:
-            regular, extra = spec.deal(spec.tiles, rules, rng)
-        else:
-            regular, extra = rng.permutation(regular_tiles), rng.permutation(extra_tiles)
+        regular, extra = spec.deal(spec.tiles, rules, rng)
         given = check_given_decks(
             spec,
             rules,

@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from hg_env.core import search
+from hg_env.core.areas import COUNTS, LAKE_FISH, TILES, WORTH
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import animal_dict, occupied_roots, remove_figures, special_root
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, PAWN, OccupantKind
-from hg_env.core.scoring import deer_eaten, majority, meadow_value, pit_trap_bonus, river_system_value
+from hg_env.core.scoring import (
+    deer_eaten,
+    forest_value,
+    majority,
+    meadow_value,
+    pit_trap_bonus,
+    river_system_value,
+    river_value,
+)
 from hg_env.core.state import State
 from hg_env.core.tiles import (
     AUROCHS,
+    C_BONUS,
     C_FISH,
     C_LAKES,
     DEER,
@@ -137,9 +148,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                 chosen,
             )
     scorers = majority(state.area.occupants[g[rows], root])
-    shrine = np.zeros(len(rows), dtype=bool)
-    if spec.meadow_scorers is not None:
-        scorers, shrine = spec.meadow_scorers(state, g[rows], root, scorers)
+    scorers, shrine = spec.meadow_scorers(state, g[rows], root, scorers)
     np.add.at(state.score, g[rows], (base + bonus)[:, None] * scorers)
     if state.events is not None:
         for i in range(len(rows)):
@@ -207,3 +216,28 @@ def shrine_scorers(state: State, g: np.ndarray, root: np.ndarray, scorers: np.nd
         scorers[held] = False
         scorers[np.flatnonzero(held), seat[held]] = True
     return scorers, held
+
+
+def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """``Ruleset.estimate_areas``: expected value of the (game, root) areas of the area partition to their
+    pawn majority: a forest or river its value by its chance of completion, a meadow its animals now."""
+    spec = state.spec
+    tiles, points = spec.tiles, spec.points
+    kind = tiles.ZONE_TYPE[z]
+    sums = state.area.sum_rows(g, z).astype(np.float64)
+    counts, count = sums[:, COUNTS:WORTH], sums[:, TILES]  # distinct tiles
+    fish = counts[:, C_FISH] + sums[:, LAKE_FISH]  # its own fish and the fish of the lakes it flows into
+    fire = (
+        np.zeros(len(z), dtype=bool)
+        if spec.fire_power is None
+        else z == search.special_root(state, state.area, spec.fire_power)[g]
+    )
+    meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
+    p = np.zeros(len(z))
+    closable = (kind == Z_FOREST) | (kind == Z_RIVER)  # meadows never close: their value is final
+    p[closable] = search.completion_probability(state, g[closable], z[closable], left[closable])
+    return np.select(
+        [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
+        [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
+        0.0,
+    )

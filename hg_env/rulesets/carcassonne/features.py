@@ -230,17 +230,19 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
 # ---------------------------------------------------------------- the river
 
 
-def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, cells: np.ndarray, fits: np.ndarray) -> np.ndarray:
+def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, words: np.ndarray) -> np.ndarray:
     """V1.4, V1.5: a river tile goes only at the river's open end, and never so that its river leaves
     towards a tile already placed further in that direction. Other tiles: unchanged.
 
-    ``cells`` [G, L] are the frontier cells (-1 padding) and ``fits`` [G, L, rot] the edge-matching fits."""
+    ``words`` [G, L] are the edge-matching fits of the frontier slots (``hooks.FilterPlacements``)."""
     tiles = state.spec.tiles
     kind = tiles.TILE_KIND[tile]
     river = np.flatnonzero((kind == KIND_RIVER) | (kind == KIND_RIVER_LAKE))
     if not len(river):
-        return fits
-    fits = fits.copy()
+        return words
+    words = words.copy()
+    fits = words.view(bool).reshape(*words.shape, 4)  # [G, L, rot], a view: writes change ``words``
+    cells = state.frontier[gg, : words.shape[1]]  # [G, L], -1 after each game's frontier
     bits, board = tiles.need_bits, state.board
     mask = (1 << bits) - 1
     for i in river:
@@ -258,7 +260,7 @@ def river_placements(state: State, gg: np.ndarray, tile: np.ndarray, cells: np.n
                 dx, dy = DIRECTION_OFFSETS[d]
                 if (((xs - board.xs[cell]) * dx + (ys - board.ys[cell]) * dy) > 0).any():
                     fits[i, slot, rot] = False
-    return fits
+    return words
 
 
 # ---------------------------------------------------------------- decks

@@ -58,5 +58,6 @@ RULESET = Ruleset(
     fire_power="fire",
     occupant_table=hg.occupant_table,
     final_scoring=hg.final_scoring,
+    estimate_areas=hg.estimate_areas,
     meadow_scorers=hg.shrine_scorers,
 )

@@ -63,4 +63,5 @@ RULESET = Ruleset(
     after_place=powers.after_place,
     end_game=powers.end_game,
     final_scoring=hg.final_scoring,
+    estimate_areas=hg.estimate_areas,
 )

@@ -1,0 +1,86 @@
+"""How a ruleset shows itself: what ``hg_env/rulesets/<name>/presentation.py`` declares.
+
+The rules (``hg_env.rulesets.<name>.RULESET``) say what a game does; its presentation says how it is
+named and drawn: where it is listed, its Gymnasium id and PettingZoo factory, the text board's legends,
+the help lines of ``hgenv play`` and the translator of its tile catalogue into the zone facts that
+``hg_env.render`` draws (``DrawnZone``). The shared code reads these and never a ruleset's name.
+
+A ruleset without a ``presentation`` module (a test ruleset) gets ``Presentation()``'s defaults.
+This module imports nothing of hg_env at load: ``hg_env.core.ruleset`` reads ``listed`` while it loads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+
+@dataclass(frozen=True)
+class DrawnZone:
+    """One zone of a catalogue tile, in the terms the pictures and texts use.
+
+    ``type``: the ruleset's name of the zone's terrain (``meadow``, ``city``, ``lake``, ...).
+    ``glyphs``: its signs besides animals and fish, in drawing order (names in ``hg_env.render.GLYPH_DRAWERS``).
+    ``name``: how a summary names it (``menhir forest``); ``notes``: what a summary adds after its animals,
+    fish and flow (``with 2 gold nuggets``, ``next to city 1``, ``shaman``). ``special``: a special power
+    printed on it. ``spring``: a river that starts on the tile; ``ends``: a river or road that ends on it.
+    """
+
+    zone: int
+    type: str
+    edges: tuple[str, ...] = ()
+    animals: tuple[str, ...] = ()
+    fish: int = 0
+    rivers: tuple[int, ...] = ()  # a lake: the river zones that feed it
+    lake: int | None = None  # a river: the lake zone it runs into
+    glyphs: tuple[str, ...] = ()
+    name: str = ""
+    notes: tuple[str, ...] = ()
+    special: str = ""
+    spring: bool = False
+    ends: bool = False
+
+
+def plain_zone(zone: dict, tile: dict) -> DrawnZone:
+    """The default translator: a catalogue zone's number, type, edges, animals, fish and lake links."""
+    return DrawnZone(
+        zone=zone["zone"],
+        type=zone["type"],
+        edges=tuple(zone.get("edges", [])),
+        animals=tuple(zone.get("animals", [])),
+        fish=int(zone.get("fish", 0)),
+        rivers=tuple(zone.get("rivers", [])),
+        lake=zone.get("lake"),
+        glyphs=(zone["type"],) if zone["type"] in ("monastery", "garden") else (),
+        name=zone["type"],
+        spring=bool(zone.get("ends_on_tile_without_lake")),
+        ends=bool(zone.get("ends_on_tile")),
+    )
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What one ruleset's ``presentation`` module declares as ``PRESENTATION``; see the module docstring."""
+
+    listed: int = 100  # where lists of rulesets (``RULESETS``, ``--ruleset`` choices) put it
+    gym_name: str = ""  # ``hg_env/<gym_name>-v<n>`` in Gymnasium's registry ("" for none)
+    factory: str = ""  # the name of its ``hg_env.aec`` factory, ``env(ruleset=...)`` ("" for none)
+    legend: str = "legend: x,y: the tile to place fits here"  # under the full text board
+    compact_legend: str = "legend: * last tile  [ ] the tile to place fits here"  # under the compact board
+    occupy_help: str = "  pawn 2        a pawn on zone 2 of the tile just placed"  # ``hgenv play``'s help
+    zone: Callable[[dict, dict], DrawnZone] = plain_zone  # (catalogue zone, its tile) -> DrawnZone
+    start_glyph: str = ""  # a picture on the start tile's first meadow that the catalogue names only in prose
+
+
+@cache
+def presentation(ruleset: str) -> Presentation:
+    """The presentation of the ruleset called ``ruleset`` (its module's ``PRESENTATION``, else the defaults)."""
+    try:
+        module = importlib.import_module(f"hg_env.rulesets.{ruleset}.presentation")
+    except ModuleNotFoundError as error:
+        if error.name != f"hg_env.rulesets.{ruleset}.presentation" and error.name != f"hg_env.rulesets.{ruleset}":
+            raise  # a presentation module that fails to import is a bug, not a missing presentation
+        return Presentation()
+    return module.PRESENTATION

@@ -1,0 +1,40 @@
+"""How Hunters & Gatherers 2020 is named and drawn (``hg_env.presentation``)."""
+
+from __future__ import annotations
+
+from hg_env.presentation import DrawnZone, Presentation
+from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, hunters_zone
+
+LEGEND = (
+    "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
+    "        , : ; a tile's 2nd, 3rd, 4th meadow  & H its 2nd, 3rd forest (one zone's sides share a sign)\n"
+    "        M mammoth  A aurochs  D deer  T tiger  x cancelled  o2 lake with 2 fish  f1 fish in a river\n"
+    "        ^ menhir  % mushrooms  Sh shaman  Lb logboat Ht hunting trap Pt pit trap Wf wildfire Rf raft\n"
+    "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
+)
+OCCUPY_HELP = (
+    "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8\n"
+    "  retake 1 -2   (shaman) take back your pawn at (1,-2)\n"
+    "  pit 1         (pit-trap option) tigers eat 1 deer in range"
+)
+
+
+def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
+    """A zone of hg2020_tiles.json: a forest's menhir or mushrooms, a special power's name (R2.4-R2.9)."""
+    kind = zone.get("forest_kind")
+    glyphs = [kind] if kind in ("menhir", "mushrooms") else []
+    special = zone.get("special") or ""
+    notes = [special.replace("_", " ")] if special else []
+    name = f"{kind} forest" if glyphs else ""
+    return DrawnZone(**{**hunters_zone(zone, tile, glyphs, notes, name).__dict__, "special": special})
+
+
+PRESENTATION = Presentation(
+    listed=0,
+    gym_name="HuntersGatherers",
+    factory="env",
+    legend=LEGEND,
+    compact_legend=COMPACT_LEGEND,
+    occupy_help=OCCUPY_HELP,
+    zone=drawn_zone,
+)

@@ -1,0 +1,94 @@
+"""Rulesets are found in hg_env/rulesets/ and show themselves through their own presentation module:
+nothing outside a ruleset's folder lists its name, env id, factory, legend or help lines."""
+
+from __future__ import annotations
+
+import pkgutil
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import gymnasium
+import pytest
+
+import hg_env
+import hg_env.rulesets
+from hg_env import aec
+from hg_env.core import ruleset as ruleset_module
+from hg_env.game import Game
+from hg_env.play import help_text
+from hg_env.presentation import Presentation, presentation
+from hg_env.render import ansi_legend
+
+
+def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
+    packages = {m.name for m in pkgutil.iter_modules(hg_env.rulesets.__path__) if m.ispkg}
+    assert set(hg_env.RULESETS) == packages
+    assert hg_env.RULESETS == ("hg2020", "hg2002", "carcassonne")  # each presentation's ``listed``
+    assert [presentation(r).listed for r in hg_env.RULESETS] == sorted(presentation(r).listed for r in packages)
+
+
+@pytest.fixture
+def extra_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A ruleset folder ``tiny`` (the hg2002 rules under another name) dropped beside the others."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            import dataclasses
+
+            from hg_env.rulesets.hg2002 import RULESET as CLASSIC
+
+            RULESET = dataclasses.replace(CLASSIC, name="tiny", env_name="tiny_v3")
+            """
+        )
+    )
+    (folder / "presentation.py").write_text(
+        textwrap.dedent(
+            """
+            from hg_env.presentation import Presentation
+
+            PRESENTATION = Presentation(
+                listed=7, gym_name="Tiny", factory="tiny_env", legend="legend: tiny", occupy_help="  tiny help"
+            )
+            """
+        )
+    )
+    monkeypatch.setattr(hg_env.rulesets, "__path__", [*hg_env.rulesets.__path__, str(tmp_path)])
+    for cache in (ruleset_module._discover, ruleset_module._load_ruleset, presentation):
+        cache.cache_clear()
+    yield "tiny"
+    for name in ("hg_env.rulesets.tiny", "hg_env.rulesets.tiny.presentation"):
+        sys.modules.pop(name, None)
+    monkeypatch.undo()
+    for cache in (ruleset_module._discover, ruleset_module._load_ruleset, presentation):
+        cache.cache_clear()
+
+
+def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_ruleset: str) -> None:
+    assert ruleset_module.rulesets() == ("hg2020", "hg2002", "carcassonne", "tiny")
+    assert ruleset_module.get_ruleset("tiny").env_name == "tiny_v3"
+    make = aec.tiny_env  # the factory its presentation names
+    assert make.__name__ == "tiny_env" and "tiny_v3" in make.__doc__
+    assert make(num_players=2).unwrapped.rules.ruleset == "tiny"
+    assert "tiny_env" in dir(aec)
+    assert "  tiny help" in help_text("tiny")
+    assert ansi_legend(Game(2, seed=0, ruleset="tiny")) == "legend: tiny"
+    with warnings.catch_warnings():  # the shipped envs are registered again, over themselves
+        warnings.simplefilter("ignore")
+        hg_env._register()
+    assert gymnasium.spec("hg_env/Tiny-v3").kwargs == {"ruleset": "tiny"}
+    del gymnasium.registry["hg_env/Tiny-v3"]
+
+
+def test_a_ruleset_without_a_presentation_module_gets_the_defaults() -> None:
+    assert presentation("no_such_ruleset") == Presentation()
+
+
+def test_the_shipped_factories_and_ids_come_from_the_presentations() -> None:
+    assert aec.classic_env(num_players=2).unwrapped.rules.ruleset == "hg2002"
+    assert aec.carcassonne_env.__name__ == "carcassonne_env"
+    with pytest.raises(AttributeError, match="no attribute 'chess_env'"):
+        aec.chess_env  # noqa: B018
