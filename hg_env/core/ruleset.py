@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hg_env.core import hooks
+from hg_env.core.areas import AreaTables
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import TileSet, Vocabulary, load_catalogue
 
 if TYPE_CHECKING:
-    from hg_env.core.areas import AreaTables
-    from hg_env.core.rules import Rules
+    from hg_env.core.rules import Rules  # rules imports this module (get_ruleset); only its type is named here
 
 # RULESETS, the names of the rulesets, is found in hg_env/rulesets/ on first use: ``rulesets()``.
 DEFAULT_RULESET = "hg2020"
@@ -84,6 +85,10 @@ class Ruleset:
     pieces: tuple[int, int, int]  # pawns, huts, abbots per player
     occupants: tuple[OccupantKind, ...]
     points: Points
+    # Rule functions every ruleset writes (signatures: hg_env.core.hooks).
+    occupant_table: hooks.OccupantTable
+    final_scoring: hooks.FinalScoring
+    estimate_areas: hooks.EstimateAreas
     extra_deck: str | None = None  # name of the extra-tile deck ("menhir", "bonus"), None for none
     powers: tuple[str, ...] = ()  # special powers printed on its tiles
     has_systems: bool = False  # river systems (huts) as a second partition
@@ -100,25 +105,21 @@ class Ruleset:
     zone_channels: dict[str, int] = field(default_factory=dict)
     observed_areas: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
     fire_power: str | None = None  # the special power whose meadow's tigers eat no deer
-    # Rule functions (see hg_env.core.engine for their contracts); None where the shared flow suffices.
-    occupant_table: Callable[[TileSet, Rules], np.ndarray] | None = None
-    after_place: Callable | None = None
+    # Rule functions with a default (signatures and defaults: hg_env.core.hooks); the engine calls each.
     recall: Callable | None = None
     recallable: Callable | None = None
-    pieces_for: Callable[[Rules], tuple[int, int, int]] | None = None
-    score_turn: Callable | None = None
-    final_scoring: Callable | None = None
-    meadow_scorers: Callable | None = None  # who scores a meadow besides its majority (2002 shrine), and where
-    end_game: Callable | None = None
-    filter_placements: Callable | None = None
-    observe_areas: Callable | None = None
-    estimate_areas: Callable | None = None
-    deal_rank: Callable[[TileSet, Rules], np.ndarray] | None = None
-    deck_tiles: Callable[[TileSet, Rules], tuple[np.ndarray, np.ndarray]] | None = None
-    deal: Callable[[TileSet, Rules, np.random.Generator], tuple[np.ndarray, np.ndarray]] | None = None
-    # The order the rules impose on a given regular deck (a ValueError naming the rule), None for any order.
-    check_deck_order: Callable[[TileSet, Rules, np.ndarray], None] | None = None
-    start_tile: Callable[[TileSet, Rules], int] | None = None
+    pieces_for: hooks.PiecesFor = hooks.printed_pieces
+    after_place: hooks.AfterPlace = hooks.place_only
+    score_turn: hooks.ScoreTurn = hooks.no_turn_scoring
+    meadow_scorers: hooks.MeadowScorers = hooks.majority_scores  # who scores a meadow (2002 shrine), and where
+    end_game: hooks.EndGame = hooks.score_at_once
+    filter_placements: hooks.FilterPlacements = hooks.edge_matching_only
+    observe_areas: hooks.ObserveAreas = hooks.shared_observation
+    deal_rank: hooks.DealRank = hooks.no_deal_rank
+    deck_tiles: hooks.DeckTiles = hooks.decks_by_kind
+    deal: hooks.Deal = hooks.shuffled_decks
+    check_deck_order: hooks.CheckDeckOrder = hooks.any_deck_order
+    start_tile: hooks.StartTile = hooks.catalogue_start_tile
 
     @cached_property
     def tiles(self) -> TileSet:
@@ -128,8 +129,6 @@ class Ruleset:
     @cached_property
     def areas(self) -> AreaTables:
         """The partitions' templates and tables (built on first use, then shared)."""
-        from hg_env.core.areas import AreaTables  # areas imports rules, which imports this module
-
         return AreaTables(self.tiles, self.points, self.has_systems)
 
     @property
@@ -147,7 +146,7 @@ class Ruleset:
 
     def pieces_of(self, rules: Rules) -> tuple[int, int, int]:
         """Pawns, huts and abbots per player in a game with these rules."""
-        return self.pieces if self.pieces_for is None else self.pieces_for(rules)
+        return self.pieces_for(rules)
 
     def default_flags(self) -> dict[str, bool | str]:
         return {name: flag.default for name, flag in self.flags.items()}
