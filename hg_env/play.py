@@ -103,7 +103,7 @@ def describe_move(game: Game, action: int) -> str:
         local = int(game.state.occupant_local[0, tile])
         figure = retake_figure(game)  # the shaman's pawn, the Carcassonne abbot
         if figure == "abbot":
-            feature = tile_zones(ruleset, tile)[local]["type"]
+            feature = tile_zones(ruleset, tile)[local].type
             points = _cloister_points(game, x, y)
             return f"retake {x} {y}: take your abbot back from the {feature} at ({x},{y}), scoring {points} now"
         return f"retake {x} {y}: take back your {occupant_role(ruleset, tile, figure, local)} at ({x},{y})"

@@ -60,7 +60,7 @@ from hg_env.core.tiles import (
     Z_WATER,
     load_catalogue,
 )
-from hg_env.presentation import presentation
+from hg_env.presentation import DrawnZone, presentation
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -77,9 +77,10 @@ def _catalogue_tiles(ruleset: str) -> dict[int, dict]:
 
 
 @cache
-def tile_zones(ruleset: str, tile: int) -> dict[int, dict]:
-    """Local zone id -> the catalogue's zone record for one tile (shared: do not modify)."""
-    return {z["zone"]: z for z in _catalogue_tiles(ruleset)[tile]["zones"]}
+def tile_zones(ruleset: str, tile: int) -> dict[int, DrawnZone]:
+    """Local zone id -> the zone as the ruleset's presentation reads its catalogue (``DrawnZone``)."""
+    entry = _catalogue_tiles(ruleset)[tile]
+    return {z["zone"]: presentation(ruleset).zone(z, entry) for z in entry["zones"]}
 
 
 def tile_kind(ruleset: str, tile: int) -> str:
@@ -95,7 +96,7 @@ def side_zones(ruleset: str, tile: int, rotation: int, direction: int) -> list[i
 
 def zone_directions(ruleset: str, tile: int, rotation: int, local: int) -> list[int]:
     """Directions (as placed, N=0 E=1 S=2 W=3) of the sides a zone touches."""
-    edges = tile_zones(ruleset, tile)[local].get("edges", [])
+    edges = tile_zones(ruleset, tile)[local].edges
     return sorted((DIRECTION_NAMES.index(e) + rotation) % 4 for e in edges)
 
 
@@ -134,17 +135,12 @@ ROLE_NAMES = {
     "field": "farmer",
     "monastery": "monk",
 }
-SPECIAL_LABELS = {
-    "shaman": "shaman",
-    "logboat": "logboat",
-    "hunting_trap": "hunting trap",
-    "pit_trap": "pit trap",
-    "wildfire": "wildfire",
-    "raft": "raft",
-}
 UNSIDED = ("lake", "monastery", "garden")  # zones that touch no side
-# Pictures on a ruleset's start tile that its catalogue names only in prose (hg2002: "start = hg001 (volcano)").
-START_TILE_GLYPHS = {"hg2002": "volcano"}
+
+
+def _special_words(special: str) -> str:
+    """A special power's name as the pictures and texts write it: ``hunting trap``."""
+    return special.replace("_", " ")
 
 
 def _count(n: int, singular: str, plural: str | None = None) -> str:
@@ -156,73 +152,33 @@ def _article(word: str) -> str:
 
 
 def zone_glyphs(ruleset: str, tile: int, local: int) -> list[str]:
-    """The signs of a zone besides its animals, in drawing order: ``fish`` (a river's or lake's fish),
-    ``menhir``, ``gold`` (one per nugget), ``mushrooms``, ``shrine``, ``fire``, ``volcano``, ``coat``
-    (one per coat of arms), ``monastery``, ``garden``."""
+    """The signs of a zone besides its animals, in drawing order: ``fish`` (a river's or lake's fish), then
+    the signs its ruleset's presentation gives it (``DrawnZone.glyphs``): ``menhir``, ``gold`` (one per
+    nugget), ``mushrooms``, ``shrine``, ``fire``, ``volcano``, ``coat`` (one per coat of arms), ``monastery``,
+    ``garden``."""
     zone = tile_zones(ruleset, tile)[local]
-    if zone["type"] in ("monastery", "garden"):
-        return [zone["type"]]
-    out = []
-    if zone.get("fish"):
-        out.append("fish")
-    if zone.get("forest_kind") in ("menhir", "mushrooms"):
-        out.append(zone["forest_kind"])
-    out += ["gold"] * int(zone.get("gold", 0))
-    if zone.get("mushrooms"):
-        out.append("mushrooms")
-    out += [name for name in ("shrine", "fire") if zone.get(name)]
-    out += ["coat"] * int(zone.get("pennants", 0))
-    if local == _start_glyph_zone(ruleset, tile):
-        out.append(START_TILE_GLYPHS[ruleset])
-    return out
-
-
-def _start_glyph_zone(ruleset: str, tile: int) -> int | None:
-    """The meadow of the start tile that shows its picture (the 2002 volcano), if the ruleset has one."""
-    if ruleset not in START_TILE_GLYPHS or tile_kind(ruleset, tile) != "start":
-        return None
-    return min(z for z, zone in tile_zones(ruleset, tile).items() if zone["type"] == "meadow")
+    return ["fish"] * bool(zone.fish) + list(zone.glyphs)
 
 
 def zone_summary(ruleset: str, tile: int, local: int, rotation: int | None = None) -> str:
     """A readable description, e.g. ``meadow (N, Wn) with deer, tiger``, ``lake with 2 fish`` or
     ``city (N) with 1 coat of arms``; the sides (``zone_sides``) only when ``rotation`` is given."""
     zone = tile_zones(ruleset, tile)[local]
-    kind = zone["type"]
-    text = kind
-    if kind == "forest" and zone.get("forest_kind") in ("menhir", "mushrooms"):
-        text = f"{zone['forest_kind']} forest"
-    if rotation is not None and kind not in UNSIDED:
+    text = zone.name
+    if rotation is not None and zone.type not in UNSIDED:
         sides = zone_sides(ruleset, tile, rotation, local)
         text += f" ({', '.join(sides)})" if sides else " (enclosed)"
-    if rotation is not None and kind == "lake":  # two lakes of a tile read apart by the rivers feeding them
-        feeds = sorted({d for r in zone["rivers"] for d in zone_directions(ruleset, tile, rotation, r)})
+    if rotation is not None and zone.type == "lake":  # two lakes of a tile read apart by the rivers feeding them
+        feeds = sorted({d for r in zone.rivers for d in zone_directions(ruleset, tile, rotation, r)})
         text += f" (fed from {', '.join(DIRECTION_NAMES[d] for d in feeds)})"
     extras = []
-    if zone.get("animals"):
-        extras.append("with " + ", ".join(zone["animals"]))
-    if zone.get("fish"):
-        extras.append(f"with {zone['fish']} fish")
-    if zone.get("gold"):
-        extras.append("with " + _count(zone["gold"], "gold nugget"))
-    if zone.get("mushrooms"):
-        extras.append("with mushrooms")
-    if zone.get("pennants"):
-        extras.append("with " + _count(zone["pennants"], "coat of arms", "coats of arms"))
-    if zone.get("cities"):
-        extras.append(f"next to city {', '.join(map(str, zone['cities']))}")
-    if kind == "river":
-        if zone.get("lake") is not None:
-            extras.append("into a lake")
-        elif zone.get("ends_on_tile_without_lake"):
-            extras.append("from a spring")
-        elif zone.get("ends_on_tile"):  # the Carcassonne river: it starts at the source, ends in the lake
-            extras.append("from its spring" if tile_kind(ruleset, tile) == "river_source" else "into the lake")
-    if kind == "road" and zone.get("ends_on_tile"):
+    if zone.animals:
+        extras.append("with " + ", ".join(zone.animals))
+    if zone.fish:
+        extras.append(f"with {zone.fish} fish")
+    extras += zone.notes  # the ruleset's own words: gold, mushrooms, coats of arms, a river's flow, a power
+    if zone.type == "road" and zone.ends:
         extras.append(f"ending at {_road_end_name(ruleset, tile)}")
-    if zone.get("special"):
-        extras.append(SPECIAL_LABELS[zone["special"]])
-    extras += [f"by the {name}" for name in ("shrine", "fire") if zone.get(name)]
     return " ".join([text, *extras])
 
 
@@ -235,7 +191,7 @@ def occupant_role(ruleset: str, tile: int, kind: str, local: int) -> str:
     """What a figure is on its zone: ``hunter`` / ``gatherer`` / ``fisher`` for a pawn (R5.1), ``knight`` /
     ``highwayman`` / ``farmer`` / ``monk`` for a meeple (B3.10); a hut or an abbot is itself."""
     piece = {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
-    return ROLE_NAMES[tile_zones(ruleset, tile)[local]["type"]] if piece == PAWN else kind
+    return ROLE_NAMES[tile_zones(ruleset, tile)[local].type] if piece == PAWN else kind
 
 
 def player_name(seat: int, names: list[str] | None = None) -> str:
@@ -411,7 +367,7 @@ def zone_chars(ruleset: str, tile: int, rotation: int) -> dict[int, str]:
     for z in order:
         if z in out:
             continue
-        kind = zones[z]["type"]
+        kind = zones[z].type
         signs = SPRING_CHAR if _is_spring(ruleset, tile, zones[z]) else ZONE_VARIANTS.get(kind, ZONE_CHAR[kind])
         out[z] = signs[min(counts.get(kind, 0), len(signs) - 1)]
         counts[kind] = counts.get(kind, 0) + 1
@@ -437,19 +393,19 @@ def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]
     parts = []
     for local, zone in sorted(tile_zones(ruleset, tile).items()):
         crossed = dict(cancelled.get(local, {}))
-        for animal in zone.get("animals", []):
+        for animal in zone.animals:
             if crossed.get(animal, 0) > 0:
                 crossed[animal] -= 1
                 parts.append("x")
             else:
                 parts.append(ANIMAL_CHAR[animal])
-        if zone["type"] == "lake":
-            parts.append(f"o{zone['fish']}")
-        elif zone["type"] == "river" and zone.get("fish"):
-            parts.append(f"f{zone['fish']}")
+        if zone.type == "lake":
+            parts.append(f"o{zone.fish}")
+        elif zone.type == "river" and zone.fish:
+            parts.append(f"f{zone.fish}")
         parts += [GLYPH_CHAR[g] for g in zone_glyphs(ruleset, tile, local) if g != "fish"]
-        if zone.get("special"):
-            parts.append(SPECIAL_CODES[zone["special"]])
+        if zone.special:
+            parts.append(SPECIAL_CODES[zone.special])
     text = "".join(parts)
     return text if len(text) <= BLOCK_INNER else text.replace("o", "")[:BLOCK_INNER]
 
@@ -484,7 +440,7 @@ def _compact_cell(ruleset: str, tile: int, occupant: tuple[int, str] | None, las
         seat, who = occupant
         who = who.replace("@", "")
         return mark + (ANSI_COLORS[seat] + who + ANSI_RESET if color else who)
-    kinds = {zone["type"] for zone in tile_zones(ruleset, tile).values()}
+    kinds = {zone.type for zone in tile_zones(ruleset, tile).values()}
     signs = "".join(ZONE_CHAR[k] for k in COMPACT_SIGNS if k in kinds)[:3]
     return mark + f"{signs:.<3}"  # the rest is meadow (field)
 
@@ -496,7 +452,7 @@ def _occupant_texts(game: Game, compact: bool = False) -> dict[tuple[int, int], 
     for seat, kind, x, y, local in game.occupants():
         tile, rot = game.tile_at(x, y)
         zone = (
-            ZONE_CHAR[tile_zones(game.ruleset, tile)[local]["type"]]
+            ZONE_CHAR[tile_zones(game.ruleset, tile)[local].type]
             if compact
             else zone_chars(game.ruleset, tile, rot)[local]
         )
@@ -730,20 +686,20 @@ def _road_goal(ruleset: str, tile: int) -> str:
     """Where the roads that end on a tile stop: ``monastery`` (one road to it), ``city`` (one road to the city
     gate) or ``crossing`` (several roads meeting, or one road ending in a village)."""
     zones = tile_zones(ruleset, tile).values()
-    ending = [z for z in zones if z["type"] == "road" and z.get("ends_on_tile")]
-    if len(ending) == 1 and any(z["type"] == "monastery" for z in zones):
+    ending = [z for z in zones if z.type == "road" and z.ends]
+    if len(ending) == 1 and any(z.type == "monastery" for z in zones):
         return "monastery"
-    if len(ending) == 1 and any(z["type"] == "city" for z in zones):
+    if len(ending) == 1 and any(z.type == "city" for z in zones):
         return "city"
     return "crossing"
 
 
-def _band_end(ruleset: str, tile: int, zone: dict, direction: int, lakes: dict, plots: dict) -> np.ndarray:
+def _band_end(ruleset: str, tile: int, zone: DrawnZone, direction: int, lakes: dict, plots: dict) -> np.ndarray:
     """Where a river or road touching one side (``direction``) ends on its tile."""
-    if zone.get("lake") is not None:  # Hunters & Gatherers: into its lake
-        return lakes[zone["lake"]]
+    if zone.lake is not None:  # Hunters & Gatherers: into its lake
+        return lakes[zone.lake]
     inwards = -DIR_VECTORS[direction]
-    if zone["type"] == "road":
+    if zone.type == "road":
         goal = _road_goal(ruleset, tile)
         if goal == "monastery":
             return next(iter(plots.values()))
@@ -758,10 +714,9 @@ def _band_end(ruleset: str, tile: int, zone: dict, direction: int, lakes: dict, 
     return CENTER - 0.2 * inwards  # a Hunters & Gatherers spring
 
 
-def _is_spring(ruleset: str, tile: int, zone: dict) -> bool:
+def _is_spring(ruleset: str, tile: int, zone: DrawnZone) -> bool:
     """A river that starts on this tile (drawn with a spring at its end)."""
-    carcassonne_source = zone.get("ends_on_tile") and tile_kind(ruleset, tile) == "river_source"
-    return zone["type"] == "river" and bool(zone.get("ends_on_tile_without_lake") or carcassonne_source)
+    return zone.type == "river" and zone.spring
 
 
 @cache
@@ -770,7 +725,7 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
     spot of its fields, clear of cities, rivers and the roads crossing the tile, near the middle, and away
     from the side a road ending at the monastery comes from."""
     zones = tile_zones(ruleset, tile)
-    plot_zones = [z for z, zone in zones.items() if zone["type"] in PLOT_TYPES]
+    plot_zones = [z for z, zone in zones.items() if zone.type in PLOT_TYPES]
     if not plot_zones:
         return {}
     Image, ImageDraw, _ = _pil()
@@ -781,7 +736,7 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
     for z, zone in zones.items():
         dirs = zone_directions(ruleset, tile, 0, z)
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs]
-        kind = zone["type"]
+        kind = zone.type
         if kind in POLYGON_TYPES:
             draw.polygon([tuple(p) for p in forest_polygon(dirs) * n], fill=1)
         elif kind in BAND_TYPES and len(mids) == 2:
@@ -811,16 +766,16 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
     """The shapes of a tile as placed (shared: do not modify)."""
     zones = tile_zones(ruleset, tile)
     dirs = {z: zone_directions(ruleset, tile, rotation, z) for z in zones}
-    lake_zones = [z for z in zones if zones[z]["type"] == "lake"]
+    lake_zones = [z for z in zones if zones[z].type == "lake"]
     lakes = {}
     for z in lake_zones:
         # Lakes sit towards the rivers that feed them; two lakes (tile 83) move further apart.
-        pull = np.mean([DIR_VECTORS[d] for r in zones[z]["rivers"] for d in dirs[r]], axis=0)
+        pull = np.mean([DIR_VECTORS[d] for r in zones[z].rivers for d in dirs[r]], axis=0)
         lakes[z] = CENTER + (0.35 if len(lake_zones) > 1 else 0.18) * pull
     plots = {z: _turn(spot, rotation)[0] for z, spot in _plot_spots(ruleset, tile).items()}
     bands, polygons, ponds = {}, {}, {}
     for z, zone in zones.items():
-        kind = zone["type"]
+        kind = zone.type
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs[z]]
         if kind in POLYGON_TYPES:
             polygons[z] = forest_polygon(dirs[z])
@@ -831,7 +786,7 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
             bands[z] = np.array([mids[0], end])
             if kind == "river" and tile_kind(ruleset, tile) == "river_lake":
                 ponds[z] = end
-    ending = any(zone["type"] == "road" and zone.get("ends_on_tile") for zone in zones.values())
+    ending = any(zone.type == "road" and zone.ends for zone in zones.values())
     crossings = (CENTER,) if ending and _road_goal(ruleset, tile) == "crossing" else ()
     return Shapes(lakes, bands, polygons, plots, ponds, crossings)
 
@@ -840,9 +795,9 @@ def _layers(ruleset: str, tile: int, shapes: Shapes) -> tuple[list[int], list[in
     """Zones in drawing order: forests, then rivers and roads (a road crosses the river on a bridge), then
     cities (over the ends of the roads that lead to their gates)."""
     zones = tile_zones(ruleset, tile)
-    forests = [z for z in shapes.polygons if zones[z]["type"] != "city"]
-    bands = sorted(shapes.bands, key=lambda z: zones[z]["type"] == "road")
-    cities = [z for z in shapes.polygons if zones[z]["type"] == "city"]
+    forests = [z for z in shapes.polygons if zones[z].type != "city"]
+    bands = sorted(shapes.bands, key=lambda z: zones[z].type == "road")
+    cities = [z for z in shapes.polygons if zones[z].type == "city"]
     return forests, bands, cities
 
 
@@ -869,7 +824,7 @@ def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarra
     for z in forests:
         draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
     for z in bands:
-        width = max(1, int(BAND_WIDTH[zones[z]["type"]] * size))
+        width = max(1, int(BAND_WIDTH[zones[z].type] * size))
         draw.line([tuple(p) for p in shapes.bands[z] * size], fill=z + 1, width=width, joint="curve")
     for z in cities:
         draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
@@ -909,7 +864,7 @@ def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarra
         if (grown == labels).all():
             break
         labels = grown
-    enclosed = [z for z, zone in zones.items() if zone["type"] in MEADOW_TYPES and not zone.get("edges")]
+    enclosed = [z for z, zone in zones.items() if zone.type in MEADOW_TYPES and not zone.edges]
     if enclosed:  # a meadow between two forests, touching no side (hg2002 tile 25)
         labels[labels < 0] = enclosed[0]
     return labels
@@ -1008,7 +963,7 @@ GLYPH_BOX = {  # unit-square half sizes of a zone's signs
 
 def _label_half_size(special: str) -> tuple[float, float]:
     """Unit-square half sizes of a special power's sign (one word per line)."""
-    words = SPECIAL_LABELS[special].split()
+    words = _special_words(special).split()
     return 0.04 + 0.036 * max(len(w) for w in words), 0.03 + 0.06 * len(words)
 
 
@@ -1026,9 +981,9 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
     occupant_at: dict[int, np.ndarray] = {}
     fixed = []  # lakes: the fish in the middle, a sign below, a hut on the shore
     for z, centre in shapes.lakes.items():
-        if zones[z].get("special"):
+        if zones[z].special:
             contents[z].append(centre + np.array([0.0, LAKE_RADIUS + 0.1]))
-            fixed.append((contents[z][-1], _Item(z, *_label_half_size(zones[z]["special"]))))
+            fixed.append((contents[z][-1], _Item(z, *_label_half_size(zones[z].special))))
         contents[z].append(centre)
         fixed.append((centre, _Item(z, LAKE_RADIUS, LAKE_RADIUS)))
         occupant_at[z] = np.clip(centre + np.array([0.17, -0.16]), 0.14, 0.86)  # a hut on the shore
@@ -1043,17 +998,17 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
         fixed.append((centre, _Item(-1, CROSSING_RADIUS, CROSSING_RADIUS)))
     wanted: list[_Item] = []
     for z, zone in zones.items():
-        if zone["type"] != "lake" and zone.get("special"):
-            wanted.append(_Item(z, *_label_half_size(zone["special"])))
+        if zone.type != "lake" and zone.special:
+            wanted.append(_Item(z, *_label_half_size(zone.special)))
     for z in zones:
         if z not in shapes.lakes and z not in shapes.plots:  # theirs are in their middle
             wanted += [_Item(z, *GLYPH_BOX[g]) for g in zone_glyphs(ruleset, tile, z)]
     for z, zone in zones.items():
-        wanted += [_Item(z, ANIMAL_RADIUS, ANIMAL_RADIUS)] * len(zone.get("animals", []))
+        wanted += [_Item(z, ANIMAL_RADIUS, ANIMAL_RADIUS)] * len(zone.animals)
     for z, zone in zones.items():
         if z in occupant_at or zone_kind(ruleset, tile, z) == Z_WATER:  # nobody stands on the Carcassonne river
             continue
-        half = FARMER_BOX if zone["type"] in LYING_TYPES else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
+        half = FARMER_BOX if zone.type in LYING_TYPES else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
         wanted.append(_Item(z, *half, occupant=True))
     for item, spot in zip(wanted, _place_items(labels, wanted, fixed)):
         if item.occupant:
@@ -1304,7 +1259,7 @@ def _content_spots(ruleset: str, tile: int, rotation: int, local: int) -> dict[s
     zone = tile_zones(ruleset, tile)[local]
     spots = list(tile_geometry(ruleset, tile, rotation).contents[local])
     out: dict[str, list[np.ndarray]] = {"label": [], "glyph": [], "animals": []}
-    if zone.get("special"):
+    if zone.special:
         out["label"].append(spots.pop(0))
     out["glyph"] = [spots.pop(0) for _ in zone_glyphs(ruleset, tile, local)]
     out["animals"] = spots
@@ -1313,7 +1268,7 @@ def _content_spots(ruleset: str, tile: int, rotation: int, local: int) -> dict[s
 
 def _animal_positions(ruleset: str, tile: int, rotation: int, local: int, px: int) -> list[tuple[str, float, float]]:
     """(animal, x, y) in tile pixels."""
-    animals = tile_zones(ruleset, tile)[local].get("animals", [])
+    animals = tile_zones(ruleset, tile)[local].animals
     spots = _content_spots(ruleset, tile, rotation, local)["animals"]
     return [(a, p[0] * px, p[1] * px) for a, p in zip(animals, spots)]
 
@@ -1360,8 +1315,8 @@ def _draw_tile_shapes(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotati
         draw.polygon([tuple(p) for p in poly * size], fill=FOREST_COLOR, outline=FOREST_EDGE, width=SUPERSAMPLE)
     for z in bands:
         points = [tuple(p) for p in shapes.bands[z] * size]
-        width = int(BAND_WIDTH[zones[z]["type"]] * size)
-        if zones[z]["type"] == "road":  # a pale road between darker verges
+        width = int(BAND_WIDTH[zones[z].type] * size)
+        if zones[z].type == "road":  # a pale road between darker verges
             draw.line(points, fill=ROAD_EDGE, width=width, joint="curve")
             draw.line(points, fill=ROAD_COLOR, width=int(width * 0.68), joint="curve")
             continue
@@ -1391,7 +1346,7 @@ def _meadow_borders(ruleset: str, tile: int, rotation: int, px: int) -> np.ndarr
     """[px, px] bool: pixels where two different meadows (fields) of the tile touch."""
     labels = _zone_raster(ruleset, tile, rotation, px)
     zones = tile_zones(ruleset, tile)
-    meadow = np.isin(labels, [z for z, zone in zones.items() if zone["type"] in MEADOW_TYPES])
+    meadow = np.isin(labels, [z for z, zone in zones.items() if zone.type in MEADOW_TYPES])
     border = np.zeros(labels.shape, dtype=bool)
     across = meadow[:, 1:] & meadow[:, :-1] & (labels[:, 1:] != labels[:, :-1])
     down = meadow[1:, :] & meadow[:-1, :] & (labels[1:, :] != labels[:-1, :])
@@ -1435,13 +1390,13 @@ def _draw_tile_marks(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotatio
             x, y = spot * px
             if glyph == "fish":
                 _fish(draw, x - px * 0.05, y, px * 0.13, (255, 255, 255))
-                _text_centered(draw, (x + px * 0.06, y), str(zone["fish"]), max(10, px // 6), (255, 255, 255))
+                _text_centered(draw, (x + px * 0.06, y), str(zone.fish), max(10, px // 6), (255, 255, 255))
             else:
                 GLYPH_DRAWERS[glyph](draw, x, y, px * GLYPH_SIZE[glyph])
         for animal, ax, ay in _animal_positions(ruleset, tile, rotation, z, px):
             _animal_token(draw, ax, ay, px * ANIMAL_RADIUS * 0.95, animal)
         for spot in spots["label"]:
-            _special_label(draw, spot * px, SPECIAL_LABELS[zone["special"]], max(9, px // 9), px)
+            _special_label(draw, spot * px, _special_words(zone.special), max(9, px // 9), px)
 
 
 def _special_label(draw: ImageDraw.ImageDraw, at: np.ndarray, text: str, size: int, tile_px: int) -> None:
@@ -1612,7 +1567,7 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
             continue
         cx, cy = layout.occupant_pixel(game, x, y, local)
         tile, _ = game.tile_at(x, y)
-        lying = tile_zones(ruleset, tile)[local]["type"] in LYING_TYPES
+        lying = tile_zones(ruleset, tile)[local].type in LYING_TYPES
         piece = _figure_piece(ruleset, kind)
         _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
     last = _last_position(game)

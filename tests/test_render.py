@@ -190,11 +190,11 @@ def test_image_differs_only_where_one_tile_changes(game: Game) -> None:
 
 def test_cancelled_animals_are_crossed_out(game: Game) -> None:
     tile, x, y, rot = next(
-        t for t in game.placed_tiles() if any(z.get("animals") for z in tile_zones("hg2020", t[0]).values())
+        t for t in game.placed_tiles() if any(z.animals for z in tile_zones("hg2020", t[0]).values())
     )
-    local, zone = next((z, zone) for z, zone in tile_zones("hg2020", tile).items() if zone.get("animals"))
+    local, zone = next((z, zone) for z, zone in tile_zones("hg2020", tile).items() if zone.animals)
     trapped = game.copy()
-    trapped.state.cancelled[0, TILE_ZONE[tile, local], ANIMALS.index(zone["animals"][0])] = 1
+    trapped.state.cancelled[0, TILE_ZONE[tile, local], ANIMALS.index(zone.animals[0])] = 1
     picture = render_rgb(trapped)
     spot = _content_spots("hg2020", tile, rot, local)["animals"][0]
     cx, cy = board_layout(trapped).point(x, y, spot)
@@ -210,7 +210,7 @@ def test_every_zone_has_its_occupant_spot_on_itself() -> None:
             for local, zone in tile_zones("hg2020", tile).items():
                 spot = geometry.occupant_at[local]
                 assert ((spot > 0) & (spot < 1)).all()
-                if zone["type"] != "lake":  # huts stand on the lake's shore
+                if zone.type != "lake":  # huts stand on the lake's shore
                     col, row = (spot * 64).astype(int)
                     assert raster[row, col] == local, f"tile {tile} r{rot} zone {local}"
 
@@ -308,7 +308,7 @@ def test_farmers_lie_knights_stand_and_the_abbot_wears_a_hood() -> None:
     seen = set()
     for seat, kind, x, y, local in game.occupants():
         cx, cy = layout.occupant_pixel(game, x, y, local)
-        zone = tile_zones("carcassonne", game.tile_at(x, y)[0])[local]["type"]
+        zone = tile_zones("carcassonne", game.tile_at(x, y)[0])[local].type
         player = PLAYER_COLORS[seat]
         if kind == "abbot":
             assert color(cx, cy, 0, -0.66) == (240, 205, 170), "the abbot's face under its hood"
@@ -341,14 +341,16 @@ def test_other_image_differs_only_where_one_tile_changes(other: Game) -> None:
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "key", "color"), [("hg2002", "gold", GOLD_COLOR), ("carcassonne", "pennants", COAT_COLOR)]
+    ("ruleset", "key", "color"), [("hg2002", "gold", GOLD_COLOR), ("carcassonne", "coat", COAT_COLOR)]
 )
 def test_gold_and_coats_of_arms_are_drawn(ruleset: str, key: str, color: tuple) -> None:
     """Every placed tile with gold nuggets (coats of arms) shows the gold (the blue shield) on its cell."""
     game = scripted_game(40, ruleset=ruleset)
     picture = render_rgb(game)
     layout = board_layout(game)
-    marked = [(x, y) for t, x, y, _ in game.placed_tiles() if any(z.get(key) for z in tile_zones(ruleset, t).values())]
+    marked = [
+        (x, y) for t, x, y, _ in game.placed_tiles() if any(key in z.glyphs for z in tile_zones(ruleset, t).values())
+    ]
     assert marked, f"the scripted {ruleset} game should show {key}"
     for x, y in marked:
         ox, oy = layout.cell_origin(x, y)
@@ -363,12 +365,12 @@ def test_every_zone_of_other_rulesets_has_its_occupant_spot_on_itself(ruleset: s
         geometry = tile_geometry(ruleset, tile, rot)
         raster = zone_raster(ruleset, tile, rot, 64)
         for local, zone in tile_zones(ruleset, tile).items():
-            if ruleset == "carcassonne" and zone["type"] == "river":  # nobody stands on it (V1.8)
+            if ruleset == "carcassonne" and zone.type == "river":  # nobody stands on it (V1.8)
                 assert local not in geometry.occupant_at
                 continue
             spot = geometry.occupant_at[local]
             assert ((spot > 0) & (spot < 1)).all()
-            if zone["type"] != "lake":
+            if zone.type != "lake":
                 col, row = (spot * 64).astype(int)
                 assert raster[row, col] == local, f"{ruleset} tile {tile} r{rot} zone {local}"
 
@@ -439,10 +441,8 @@ def topology(ruleset: str, tile: int, rotation: int) -> tuple:
         on_side = side_zones(ruleset, tile, rotation, d)
         for i, z in enumerate(on_side):
             slots[z].append((d, i, len(on_side)))
-    sided = {z: (zones[z]["type"], tuple(slots[z])) for z in zones}
-    return tuple(
-        sorted((*sided[z], tuple(sorted(sided[r] for r in zone.get("rivers", [])))) for z, zone in zones.items())
-    )
+    sided = {z: (zones[z].type, tuple(slots[z])) for z in zones}
+    return tuple(sorted((*sided[z], tuple(sorted(sided[r] for r in zone.rivers))) for z, zone in zones.items()))
 
 
 def drawing(ruleset: str, tile: int, rotation: int) -> str:
