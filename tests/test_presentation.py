@@ -19,7 +19,7 @@ from hg_env.core import ruleset as ruleset_module
 from hg_env.game import Game
 from hg_env.play import help_text
 from hg_env.presentation import Presentation, presentation
-from hg_env.render import ansi_legend
+from hg_env.render import ansi_legend, tile_zones, zone_glyphs, zone_summary
 
 
 def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
@@ -48,10 +48,26 @@ def extra_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (folder / "presentation.py").write_text(
         textwrap.dedent(
             """
+            import dataclasses
+
             from hg_env.presentation import Presentation
+            from hg_env.rulesets.hg2002.presentation import drawn_zone
+
+
+            def tiny_zone(zone, tile):
+                drawn = drawn_zone(zone, tile)
+                if drawn.type != "forest":
+                    return drawn
+                return dataclasses.replace(drawn, name="sacred grove", glyphs=("menhir",), notes=("(tiny)",))
+
 
             PRESENTATION = Presentation(
-                listed=7, gym_name="Tiny", factory="tiny_env", legend="legend: tiny", occupy_help="  tiny help"
+                listed=7,
+                gym_name="Tiny",
+                factory="tiny_env",
+                legend="legend: tiny",
+                occupy_help="  tiny help",
+                zone=tiny_zone,
             )
             """
         )
@@ -76,6 +92,12 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
     assert "tiny_env" in dir(aec)
     assert "  tiny help" in help_text("tiny")
     assert ansi_legend(Game(2, seed=0, ruleset="tiny")) == "legend: tiny"
+    # the pictures and texts read the tiles through the ruleset's own translator of its catalogue
+    tile, local = next(
+        (t, z) for t in range(1, 90) for z, zone in tile_zones("hg2002", t).items() if zone.type == "forest"
+    )
+    assert zone_summary("tiny", tile, local) == "sacred grove (tiny)"
+    assert zone_glyphs("tiny", tile, local) == ["menhir"]
     with warnings.catch_warnings():  # the shipped envs are registered again, over themselves
         warnings.simplefilter("ignore")
         hg_env._register()
