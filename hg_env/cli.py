@@ -402,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # bad input: one line naming the problem, exit status 2, no traceback
         print(f"hgenv {args.command}: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `hgenv demo | head`: the reader left; say nothing more, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by the broken pipe
 
 
 if __name__ == "__main__":

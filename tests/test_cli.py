@@ -222,3 +222,20 @@ def test_evaluate_plays_with_the_rule_flags(tmp_path: Path, monkeypatch: pytest.
         main([*command, "--flag", "board_reach=6"])
     assert refused.value.code == 2
     assert "--flag board_reach: " in capsys.readouterr().err and len(played) == 1
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    """`hgenv demo | head -1`: the closed pipe ends the command quietly (exit 141, as a Unix tool), no traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from hg_env.cli import main; sys.exit(main())", "demo", "--seed", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout.readline().startswith(b"Hunters & Gatherers")
+    proc.stdout.close()  # the reader leaves
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

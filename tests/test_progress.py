@@ -95,3 +95,20 @@ def test_every_progress_bar_comes_from_the_helper() -> None:
             if path.name != "progress.py" and re.search(r"\btqdm\(", path.read_text(encoding="utf-8")):
                 made.append(str(path.relative_to(ROOT)))
     assert made == []
+
+
+def test_the_imitation_bar_ends_at_its_total(capsys) -> None:
+    """A chunk of games overshoots the decisions asked for; the bar counts up to its total, never past it."""
+    pytest.importorskip("torch")
+    from hg_env.core.rules import Rules
+    from hg_env.train.config import ImitationConfig
+    from hg_env.train.imitation import imitate_greedy
+    from hg_env.train.policy import BoardNet
+
+    config = ImitationConfig(decisions=10, games=2, passes=1, batch_size=64)
+    net = BoardNet(board_reach=4, channels=4, layers=1, hidden=8)
+    imitate_greedy(
+        net, config, num_players=2, rules=Rules(board_reach=4), reward="win", reward_scale=1.0, gamma=1.0, seed=0
+    )
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "10/10" in last, last

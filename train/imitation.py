@@ -217,7 +217,7 @@ def imitate_greedy(
         for phase, name in enumerate(PHASE_NAMES):
             if agree[1, phase]:
                 metrics[f"imitation/agreement_{name}"] = agree[0, phase] / agree[1, phase]
-        bar.update(len(obs))
+        bar.update(min(done, config.decisions) - bar.n)  # the last chunk may overshoot the total
         bar.set_postfix_str(
             f"agree {metrics['imitation/agreement']:.2f} value loss {metrics['imitation/value_loss']:.3f}"
         )
