@@ -1,6 +1,11 @@
 """Session-wide test set-up."""
 
+import os
 import warnings
+
+# torch's OpenMP threads sleep while they wait instead of spinning, as under hgenv (README: Threads): set before
+# anything imports torch, never overriding the caller. Spinning threads cost the suite CPU on a busy machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 with warnings.catch_warnings():
     # PettingZoo 1.27's own pettingzoo.test.api_test imports pettingzoo.classic.connect_four_v3 (for its
