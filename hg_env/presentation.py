@@ -2,11 +2,12 @@
 
 The rules (``hg_env.rulesets.<name>.RULESET``) say what a game does; its presentation says how it is
 named and drawn: where it is listed, its Gymnasium id and PettingZoo factory, the text board's legends,
-the help lines of ``hgenv play`` and the translator of its tile catalogue into the zone facts that
-``hg_env.render`` draws (``DrawnZone``). The shared code reads these and never a ruleset's name.
+the help lines of ``hgenv play``, the translator of its tile catalogue into the zone facts that
+``hg_env.render`` draws (``DrawnZone``) and its part of the picture's key (its landscape, points and
+figures). The shared code reads these and never a ruleset's name.
 
 A ruleset without a ``presentation`` module (a test ruleset) gets ``Presentation()``'s defaults.
-This module imports nothing of hg_env at load: ``hg_env.core.ruleset`` reads ``listed`` while it loads.
+This module imports nothing of hg_env: ``hg_env.core.ruleset`` reads ``listed`` to order the rulesets.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,11 @@ def plain_zone(zone: dict, tile: dict) -> DrawnZone:
     )
 
 
+def no_key(draw: Any, game: Any, x0: int, top: int) -> int:
+    """The default key of a picture: nothing of its own (the shared marks follow)."""
+    return top
+
+
 @dataclass(frozen=True)
 class Presentation:
     """What one ruleset's ``presentation`` module declares as ``PRESENTATION``; see the module docstring."""
@@ -71,7 +78,7 @@ class Presentation:
     compact_legend: str = "legend: * last tile  [ ] the tile to place fits here"  # under the compact board
     occupy_help: str = "  pawn 2        a pawn on zone 2 of the tile just placed"  # ``hgenv play``'s help
     zone: Callable[[dict, dict], DrawnZone] = plain_zone  # (catalogue zone, its tile) -> DrawnZone
-    start_glyph: str = ""  # a picture on the start tile's first meadow that the catalogue names only in prose
+    key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
 
 
 @cache

@@ -1747,11 +1747,7 @@ def _ruleset_glyphs(ruleset: str) -> tuple[str, ...]:
 
 def _draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, top: int, numbers: bool) -> int:
     """The key: the ruleset's landscape and figures, then the marks on the board; returns the y below it."""
-    spec = game.rules.spec
-    if "city" in spec.terrain_names:
-        y = _draw_carcassonne_key(draw, x0, top, abbot=spec.pieces_of(game.rules)[ABBOT] > 0)
-    else:
-        y = _draw_hunters_key(draw, game, x0, top)
+    y = presentation(game.ruleset).key(draw, game, x0, top)  # its landscape and figures
     right = x0 + PANEL_WIDTH - 22
     draw.rectangle((x0 + 1, y + 1, x0 + 17, y + 17), fill=MEADOW_COLOR, outline=HIGHLIGHT, width=3)
     y = _text_lines(draw, (x0 + 24, y + 2), "the tile placed last", 12, INK, right) + 4
@@ -1763,64 +1759,6 @@ def _draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, top: int, numbers:
         text = f"zone {zone} of the tile just placed: a figure may go there ({moves})"
         y = _text_lines(draw, (x0 + 24, y + 2), text, 12, INK, right) + 4
     return y
-
-
-def _draw_hunters_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
-    """Animals with their points and the fish (left), the forest and meadow signs (right), then the pawn and
-    the hut; returns the y below them."""
-    ruleset = game.ruleset
-    points = get_ruleset(ruleset).points
-    for i, animal in enumerate(ANIMALS):
-        ky = key_top + i * 22
-        value = "eats a deer" if animal == "tiger" else str(getattr(points, animal))
-        _animal_token(draw, x0 + 9, ky + 9, 9, animal)
-        draw.text((x0 + 24, ky + 2), f"{animal}  {value}", fill=INK, font=_font(12))
-    ky = key_top + 4 * 22
-    _fish(draw, x0 + 9, ky + 8, 16, WATER_EDGE)
-    draw.text((x0 + 24, ky + 2), "fish", fill=INK, font=_font(12))
-    glyphs = _ruleset_glyphs(ruleset)
-    right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label
-    for i, glyph in enumerate(glyphs):
-        GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
-        draw.text((right + 12, key_top + 2 + 24 * i), GLYPH_NAMES[glyph], fill=INK, font=_font(12))
-    y = max(ky + 24, key_top + 24 * len(glyphs)) + 4
-    end = x0 + PANEL_WIDTH - 22
-    figures = [
-        (PAWN, "pawn: a hunter on a meadow, a gatherer on a forest, a fisher on a river"),
-        (HUT, "hut on a river or lake: scores the fish of its river system at the end"),
-    ]
-    for piece, text in figures:
-        _figure(draw, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
-        y = _text_lines(draw, (x0 + 24, y + 2), text, 12, INK, end) + 4
-    return y
-
-
-def _draw_carcassonne_key(draw: ImageDraw.ImageDraw, x0: int, key_top: int, abbot: bool) -> int:
-    """Cities, roads, coats of arms, monasteries and gardens (left), the figures (right); returns the y below."""
-    ky = key_top
-    draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=CITY_COLOR, outline=CITY_WALL, width=2)
-    draw.text((x0 + 24, ky + 2), "city  2 a tile", fill=INK, font=_font(12))
-    ky += 22
-    _coat_of_arms(draw, x0 + 9, ky + 8, 15)
-    draw.text((x0 + 24, ky + 2), "coat of arms  +2", fill=INK, font=_font(12))
-    ky += 22
-    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_EDGE, width=7)
-    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_COLOR, width=4)
-    draw.text((x0 + 24, ky + 2), "road  1 a tile", fill=INK, font=_font(12))
-    ky += 22
-    _monastery(draw, x0 + 9, ky + 9, 17)
-    draw.text((x0 + 24, ky + 2), "monastery  9", fill=INK, font=_font(12))
-    ky += 22
-    _garden(draw, x0 + 9, ky + 9, 16)
-    draw.text((x0 + 24, ky + 2), "garden  9 (abbot)", fill=INK, font=_font(12))
-    figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
-    figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
-    for i, (lines, lying, piece) in enumerate(figures):
-        fy = key_top + 12 + 34 * i
-        _figure(draw, piece, lying, x0 + 135, fy, 18, (120, 120, 120))
-        for k, line in enumerate(lines):
-            draw.text((x0 + 150, fy - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=INK, font=_font(12))
-    return ky + 26
 
 
 def save_image(array: np.ndarray, path: str) -> None:

@@ -3,6 +3,7 @@ nothing outside a ruleset's folder lists its name, env id, factory, legend or he
 
 from __future__ import annotations
 
+import dataclasses
 import pkgutil
 import sys
 import textwrap
@@ -114,3 +115,38 @@ def test_the_shipped_factories_and_ids_come_from_the_presentations() -> None:
     assert aec.carcassonne_env.__name__ == "carcassonne_env"
     with pytest.raises(AttributeError, match="no attribute 'chess_env'"):
         aec.chess_env  # noqa: B018
+
+
+class _Recorder:
+    """An ImageDraw stand-in that keeps the texts drawn."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def text(self, xy, text: str, **kwargs) -> None:
+        self.texts.append(text)
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: None  # shapes: not recorded
+
+
+def test_the_picture_key_shows_the_rulesets_own_points() -> None:
+    """Carcassonne's key reads its points from the ruleset (a city's per tile, a coat of arms), not from
+    numbers written in render.py; the Hunters & Gatherers key its animals' values."""
+    pytest.importorskip("PIL")
+    game = Game(2, seed=0, ruleset="carcassonne")
+    draw = _Recorder()
+    presentation("carcassonne").key(draw, game, 0, 0)
+    points = game.rules.spec.points
+    assert f"city  {points.forest_tile} a tile" in draw.texts and "coat of arms  +2" in draw.texts
+    assert "garden  9 (abbot)" in draw.texts
+    game.rules.spec.__dict__["points"] = dataclasses.replace(points, forest_tile=5)  # a variant's points
+    try:
+        draw = _Recorder()
+        presentation("carcassonne").key(draw, game, 0, 0)
+        assert "city  5 a tile" in draw.texts
+    finally:
+        game.rules.spec.__dict__["points"] = points
+    draw = _Recorder()
+    presentation("hg2002").key(draw, Game(2, seed=0, ruleset="hg2002"), 0, 0)
+    assert "mammoth  2" in draw.texts and "gold nugget" in draw.texts

@@ -1,8 +1,18 @@
-"""What both Hunters & Gatherers editions show alike: the compact board's legend and their rivers' words."""
+"""What both Hunters & Gatherers editions show alike: the compact board's legend, their rivers' words and
+the picture's key."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from hg_env.core.ruleset import HUT, PAWN
+from hg_env.core.tiles import ANIMALS
 from hg_env.presentation import DrawnZone, plain_zone
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw
+
+    from hg_env.game import Game
 
 COMPACT_LEGEND = (
     "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
@@ -34,3 +44,34 @@ def hunters_zone(zone: dict, tile: dict, glyphs: list[str], notes: list[str], na
             "ends": False,
         }
     )
+
+
+def draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
+    """The picture's key: the animals with their points and the fish (left), the forest and meadow signs
+    (right), then the pawn and the hut; returns the y below them."""
+    from hg_env import render as art
+
+    points = game.rules.spec.points
+    for i, animal in enumerate(ANIMALS):
+        ky = key_top + i * 22
+        value = "eats a deer" if animal == "tiger" else str(getattr(points, animal))
+        art._animal_token(draw, x0 + 9, ky + 9, 9, animal)
+        draw.text((x0 + 24, ky + 2), f"{animal}  {value}", fill=art.INK, font=art._font(12))
+    ky = key_top + 4 * 22
+    art._fish(draw, x0 + 9, ky + 8, 16, art.WATER_EDGE)
+    draw.text((x0 + 24, ky + 2), "fish", fill=art.INK, font=art._font(12))
+    glyphs = art._ruleset_glyphs(game.ruleset)
+    right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label
+    for i, glyph in enumerate(glyphs):
+        art.GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
+        draw.text((right + 12, key_top + 2 + 24 * i), art.GLYPH_NAMES[glyph], fill=art.INK, font=art._font(12))
+    y = max(ky + 24, key_top + 24 * len(glyphs)) + 4
+    end = x0 + art.PANEL_WIDTH - 22
+    figures = [
+        (PAWN, "pawn: a hunter on a meadow, a gatherer on a forest, a fisher on a river"),
+        (HUT, "hut on a river or lake: scores the fish of its river system at the end"),
+    ]
+    for piece, text in figures:
+        art._figure(draw, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
+        y = art._text_lines(draw, (x0 + 24, y + 2), text, 12, art.INK, end) + 4
+    return y

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from hg_env.core.ruleset import ABBOT, PAWN
 from hg_env.presentation import DrawnZone, Presentation, plain_zone
+from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw
+
+    from hg_env.game import Game
 
 LEGEND = (
     "legend: . field  C city  = road (a side: bank=bank)  ~ river (- from a spring)  * corners: last tile\n"
@@ -38,6 +47,39 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring})
 
 
+def draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
+    """The picture's key: cities, coats of arms, roads, monasteries and gardens with their points (left),
+    the figures (right); returns the y below."""
+    from hg_env import render as art
+
+    points, font = game.rules.spec.points, art._font(12)
+    ky = key_top
+    draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=art.CITY_COLOR, outline=art.CITY_WALL, width=2)
+    draw.text((x0 + 24, ky + 2), f"city  {points.forest_tile} a tile", fill=art.INK, font=font)
+    ky += 22
+    art._coat_of_arms(draw, x0 + 9, ky + 8, 15)
+    draw.text((x0 + 24, ky + 2), f"coat of arms  +{points.forest_bonus}", fill=art.INK, font=font)
+    ky += 22
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_EDGE, width=7)
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_COLOR, width=4)
+    draw.text((x0 + 24, ky + 2), f"road  {points.river_tile} a tile", fill=art.INK, font=font)
+    ky += 22
+    art._monastery(draw, x0 + 9, ky + 9, 17)
+    draw.text((x0 + 24, ky + 2), f"monastery  {COMPLETE_CLOISTER}", fill=art.INK, font=font)
+    ky += 22
+    art._garden(draw, x0 + 9, ky + 9, 16)
+    draw.text((x0 + 24, ky + 2), f"garden  {COMPLETE_CLOISTER} (abbot)", fill=art.INK, font=font)
+    abbot = game.rules.spec.pieces_of(game.rules)[ABBOT] > 0
+    figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
+    figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
+    for i, (lines, lying, piece) in enumerate(figures):
+        fy = key_top + 12 + 34 * i
+        art._figure(draw, piece, lying, x0 + 135, fy, 18, (120, 120, 120))
+        for k, line in enumerate(lines):
+            draw.text((x0 + 150, fy - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=art.INK, font=font)
+    return ky + 26
+
+
 PRESENTATION = Presentation(
     listed=2,
     gym_name="Carcassonne",
@@ -46,4 +88,5 @@ PRESENTATION = Presentation(
     compact_legend=COMPACT_LEGEND,
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
+    key=draw_key,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hg_env.presentation import DrawnZone, Presentation
-from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, count, hunters_zone
+from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, count, draw_key, hunters_zone
 
 LEGEND = (
     "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
@@ -37,4 +37,5 @@ PRESENTATION = Presentation(
     compact_legend=COMPACT_LEGEND,
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
+    key=draw_key,
 )
