@@ -124,10 +124,12 @@ def _summarise(state, game, partition, comp, open_segments, occupant) -> dict:
     tile_zone = state.spec.tiles.TILE_ZONE
     info = {key: zone_info(*key, ruleset) for key in comp}
     animals = np.zeros(4, dtype=int)
+    cancelled = state.ruleset_arrays.get("cancelled")  # the 2020 hunting trap's (Ruleset.arrays); others have none
     for (tile, local), z in info.items():
         for a in z.get("animals", []):
             animals[_ANIMALS.index(a)] += 1
-        animals -= state.cancelled[game, tile_zone[tile, local]]
+        if cancelled is not None:
+            animals -= cancelled[game, tile_zone[tile, local]]
     lakes = {key for key, z in info.items() if z["type"] == "lake"}
     if partition == "area":  # riverFish: river fish + each distinct lake closing it (Q14)
         closing = {(t, z["lake"]) for (t, _), z in info.items() if z["type"] == "river" and z.get("lake") is not None}

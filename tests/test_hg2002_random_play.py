@@ -37,7 +37,7 @@ def check_end(state: State, game: int) -> None:
     """K9, K10, K1: over only when no land tile is left to draw; no animal was ever cancelled; one
     BONUS_EXTRA_TURN event per bonus tile on the board, each for the seat that placed the tile before."""
     assert state.regular_next[game] == state.regular_len[game]
-    assert not state.cancelled[game].any()
+    assert "cancelled" not in state.ruleset_arrays  # no hunting trap: nothing can be cancelled
     tiles = state.spec.tiles
     on_board = np.flatnonzero(state.tile_cell[game] >= 0)
     bonus_on_board = int((tiles.TILE_KIND[on_board] == KIND_EXTRA).sum())

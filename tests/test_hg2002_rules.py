@@ -278,7 +278,7 @@ def test_no_powers_no_retake_no_pit_decisions() -> None:
         phases.add(game.phase)
         game.step(game.legal_actions()[len(game.history) % len(game.legal_actions())])
     assert phases == {"place", "occupy"}
-    assert not game.state.cancelled.any()
+    assert game.state.ruleset_arrays == {}  # no hunting trap: no cancelled animals, no pit-trap range
 
 
 def test_game_ends_after_the_last_land_tile() -> None:

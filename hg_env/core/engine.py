@@ -40,7 +40,7 @@ from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILE
 from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
-from hg_env.core.scoring import forest_value, majority, river_value
+from hg_env.core.scoring import majority
 from hg_env.core.state import (
     OCCUPY,
     OVER,
@@ -907,7 +907,7 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
     counts = state.area.counts[sg, root].astype(np.int64)
     forest = tiles.ZONE_TYPE[root] == Z_FOREST
     fish = counts[:, C_FISH] + state.area.lake_fish[sg, root]  # R2.17 riverFish
-    value = np.where(forest, forest_value(count, counts[:, C_BONUS], points), river_value(count, fish, points))
+    value = np.where(forest, points.forest(count, counts[:, C_BONUS]), points.river(count, fish))
     scorers = majority(state.area.occupants[sg, root])
     np.add.at(state.score, sg, value[:, None] * scorers)
     members = tile_members(state.area.tiles[sg, root], tiles.num_tiles)
@@ -952,10 +952,7 @@ def _score_closed_one(state: State, game: int) -> list[set[int]]:
         count, bonus, trigger = row[TILES], row[COUNTS + C_BONUS], row[COUNTS + C_TRIGGER]
         fish = row[COUNTS + C_FISH] + row[LAKE_FISH]  # R2.17 riverFish
         forest = tiles.ZONE_TYPE[root] == Z_FOREST
-        if forest:
-            value = points.forest_tile * count + points.forest_bonus * bonus
-        else:
-            value = points.river_tile * count + points.river_fish * fish
+        value = points.forest(count, bonus) if forest else points.river(count, fish)  # the batched path's formulas
         occupants = row[OCCUPANTS:]
         top = max(occupants)
         scorers = [seat for seat, n in enumerate(occupants) if top > 0 and n == top]  # R6.1

@@ -110,6 +110,7 @@ class Observer:
         self.decision_channels = [f"legal_r{r}" for r in range(4)] + ["last_placed"]
         self.board_channels = self.static_channels + self.tile_channels + self.decision_channels
         extra = [f"{spec.extra_deck}_left"] if spec.extra_deck else []
+        self.info_arrays = [array for array in spec.arrays if array.info]
         self.info_fields = (
             [f"score_lo_{p}" for p in SEATS]
             + [f"score_hi_{p}" for p in SEATS]
@@ -118,7 +119,7 @@ class Observer:
             + [f"acting_{p}" for p in SEATS]
             + [f"phase_{name}" for name in PHASE_NAMES]
             + ["extra_turn", "regular_left", *extra]
-            + (["pit_lo", "pit_hi"] if spec.pit_choice else [])
+            + [name for array in self.info_arrays for name in array.info]  # the ruleset's own arrays
             + [f"to_place_t{i}" for i in range(t.num_tiles)]
             + [f"unseen_t{i}" for i in range(t.num_tiles)]
         )
@@ -341,8 +342,9 @@ class Observer:
         info[:, at["regular_left"]] = state.regular_len[g] - state.regular_next[g]
         if self.spec.extra_deck:
             info[:, at[f"{self.spec.extra_deck}_left"]] = state.extra_len[g] - state.extra_next[g]
-        if self.spec.pit_choice:
-            info[:, at["pit_lo"] : at["pit_hi"] + 1] = state.pit_range[g]
+        for array in self.info_arrays:
+            first = at[array.info[0]]
+            info[:, first : first + len(array.info)] = state.ruleset_arrays[array.name][g].reshape(len(g), -1)
         info[:, at["unseen_t0"] :] = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g]
         tile = state.tile_to_place[g].astype(np.intp)
         drawn = tile >= 0  # the tile to place is public: no longer unseen
@@ -365,8 +367,8 @@ class Observer:
         )
         if self.spec.extra_deck:
             fields.append(int(state.extra_len[game] - state.extra_next[game]))
-        if self.spec.pit_choice:
-            fields += state.pit_range[game].tolist()
+        for array in self.info_arrays:
+            fields += state.ruleset_arrays[array.name][game].ravel().tolist()
         info[: len(fields)] = np.array(fields)  # int64 into uint8 wraps as the batched assignments do
         at = self.info
         info[at["unseen_t0"] :] = state.dealt[game] & (state.tile_cell[game] < 0) & ~state.discarded[game]

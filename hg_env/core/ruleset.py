@@ -30,6 +30,7 @@ import numpy as np
 from hg_env.core import hooks
 from hg_env.core.areas import AreaTables
 from hg_env.core.scoring import Points
+from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.tiles import TileSet, Vocabulary, load_catalogue
 
 if TYPE_CHECKING:
@@ -72,6 +73,23 @@ class OccupantKind:
     partition: str  # "area" or "system": the partition whose occupants it counts in
 
 
+@dataclass(frozen=True)
+class GameArray:
+    """A per-game array a ruleset keeps in the ``State`` beyond the shared ones (2020: the animals the
+    hunting trap cancelled, the pit-trap choice's range). The state copies, takes and puts it with the
+    rest; ``state.<name>`` reads it."""
+
+    name: str
+    shape: tuple[int | str, ...]  # one game's shape; "zones", "tiles", "seats" stand for the ruleset's counts
+    dtype: type = np.int8
+    info: tuple[str, ...] = ()  # the observation's info fields showing its elements (flattened), if shown
+
+    def game_shape(self, tiles: TileSet) -> tuple[int, ...]:
+        """One game's shape in a game of this catalogue."""
+        sizes = {"zones": tiles.num_zones, "tiles": tiles.num_tiles, "seats": MAX_PLAYERS}
+        return tuple(sizes[d] if isinstance(d, str) else d for d in self.shape)
+
+
 @dataclass(frozen=True, eq=False)
 class Ruleset:
     """One rule system: see the module docstring. Instances live in ``hg_env/rulesets``."""
@@ -105,6 +123,7 @@ class Ruleset:
     zone_channels: dict[str, int] = field(default_factory=dict)
     observed_areas: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
     fire_power: str | None = None  # the special power whose meadow's tigers eat no deer
+    arrays: tuple[GameArray, ...] = ()  # its own per-game arrays (State.ruleset_arrays)
     # Rule functions with a default (signatures and defaults: hg_env.core.hooks); the engine calls each.
     recall: Callable | None = None
     recallable: Callable | None = None

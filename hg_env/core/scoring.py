@@ -25,18 +25,28 @@ class Points:
     deer: int = 1  # R8.3: per deer not eaten (2002: 2)
     system_fish: int = 1  # R8.2.3: per fish of a river system with huts
 
+    # The value of a completed area, written once: plain arithmetic, so the batched scoring (arrays) and
+    # the single-game scoring (Python ints) compute it with the same expression.
+    def forest(self, tiles, bonus):
+        """R6.2: a completed forest (city): per tile plus per bonus (mushroom group, coat of arms)."""
+        return self.forest_tile * tiles + self.forest_bonus * bonus
+
+    def river(self, tiles, fish):
+        """R6.3: a completed river (road): per tile plus per fish in it and in the lakes closing it."""
+        return self.river_tile * tiles + self.river_fish * fish
+
 
 HG2020 = Points()
 
 
 def forest_value(tiles, bonus, points: Points = HG2020):
     """R6.2: 2 per tile plus 3 per mushroom group (``points`` for other rulesets)."""
-    return points.forest_tile * np.asarray(tiles) + points.forest_bonus * np.asarray(bonus)
+    return points.forest(np.asarray(tiles), np.asarray(bonus))
 
 
 def river_value(tiles, fish, points: Points = HG2020):
     """R6.3: 1 per tile plus 1 per fish in the river and the lakes closing it."""
-    return points.river_tile * np.asarray(tiles) + points.river_fish * np.asarray(fish)
+    return points.river(np.asarray(tiles), np.asarray(fish))
 
 
 def deer_eaten(deer, tigers, fire=False):

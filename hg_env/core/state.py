@@ -46,7 +46,7 @@ class State:
     extra_next: np.ndarray  # [B] int16
     area: Partition  # forest / meadow / river areas (cities, fields, roads), pawns per seat
     system: Partition | None  # river systems, huts per seat (rulesets with huts)
-    cancelled: np.ndarray  # [B, Z, 4] int8 animals of each zone cancelled by the hunting trap
+    ruleset_arrays: dict[str, np.ndarray]  # the ruleset's own arrays by name ([B, ...]: Ruleset.arrays)
     occupant_seat: np.ndarray  # [B, T] int8 owner of the occupant on each tile, -1 none (R5.2)
     occupant_kind: np.ndarray  # [B, T] int8 PAWN / HUT / ABBOT
     occupant_local: np.ndarray  # [B, T] int8 local zone it stands on
@@ -58,8 +58,14 @@ class State:
     frontier_need: np.ndarray  # [B, F] uint16 need code of each slot's cell (``need`` there), 0 after the frontier
     place_fits: np.ndarray  # [B, F, 4] bool the drawn tile fits frontier slot s with rotation r (place phase)
     occupy_mask: np.ndarray  # [B, K] bool legal occupants on the tile just placed (Ruleset.occupy_width)
-    pit_range: np.ndarray  # [B, 2] int8 pit-trap choice: lowest and highest in-range deer eaten
     events: list[list[dict]] | None  # per game event log (Appendix B), None when off
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """One of the ruleset's own arrays by name (``Ruleset.arrays``), e.g. ``state.cancelled`` in hg2020."""
+        arrays = self.__dict__.get("ruleset_arrays")  # not self.ruleset_arrays: absent while copy builds a State
+        if arrays is not None and name in arrays:
+            return arrays[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     @property
     def batch_size(self) -> int:
@@ -87,6 +93,7 @@ class State:
                 out[f.name] = value
             elif isinstance(value, Partition):
                 out.update({f"{f.name}.{g.name}": getattr(value, g.name) for g in fields(value)})
+        out.update(self.ruleset_arrays)
         return out
 
     def copy(self) -> State:
@@ -96,6 +103,7 @@ class State:
             value = getattr(self, f.name)
             if isinstance(value, (np.ndarray, Partition)):
                 setattr(out, f.name, value.copy())
+        out.ruleset_arrays = {name: array.copy() for name, array in self.ruleset_arrays.items()}
         out.events = None if self.events is None else [list(e) for e in self.events]
         return out
 
@@ -112,6 +120,7 @@ class State:
             elif isinstance(value, Partition):
                 arrays = {g.name: getattr(value, g.name).take(games, axis=0) for g in fields(value)}
                 setattr(out, f.name, Partition(**arrays))
+        out.ruleset_arrays = {name: array.take(games, axis=0) for name, array in self.ruleset_arrays.items()}
         out.events = None if self.events is None else [list(self.events[i]) for i in games]
         return out
 
@@ -198,7 +207,7 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         extra_next=np.zeros(b, dtype=np.int16),
         area=Partition.from_template(areas.area_template, b),
         system=Partition.from_template(areas.system_template, b) if spec.has_systems else None,
-        cancelled=np.zeros((b, tiles.num_zones, 4), dtype=np.int8),
+        ruleset_arrays={a.name: np.zeros((b, *a.game_shape(tiles)), dtype=a.dtype) for a in spec.arrays},
         occupant_seat=np.full((b, t), -1, dtype=np.int8),
         occupant_kind=np.zeros((b, t), dtype=np.int8),
         occupant_local=np.zeros((b, t), dtype=np.int8),
@@ -210,7 +219,6 @@ def empty_state(rules: Rules, num_players: np.ndarray, record_events: bool = Tru
         frontier_need=np.zeros((b, frontier), dtype=np.uint16),
         place_fits=np.zeros((b, frontier, 4), dtype=bool),
         occupy_mask=np.zeros((b, spec.occupy_width), dtype=bool),
-        pit_range=np.zeros((b, 2), dtype=np.int8),
         events=[[] for _ in range(b)] if record_events else None,
     )
 

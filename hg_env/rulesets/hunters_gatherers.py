@@ -93,8 +93,10 @@ def meadow_zones_near(state: State, g: np.ndarray, cell: np.ndarray, root: np.nd
 
 
 def live_animals(state: State, g: np.ndarray, zone: np.ndarray) -> np.ndarray:
-    """[n, 4] non-cancelled animals on (game, zone) pairs."""
-    return state.spec.tiles.ZONE_ANIMALS[zone] - state.cancelled[g, zone]
+    """[n, 4] non-cancelled animals on (game, zone) pairs (the 2020 hunting trap's ``cancelled``; 2002 has none)."""
+    animals = state.spec.tiles.ZONE_ANIMALS[zone]
+    cancelled = state.ruleset_arrays.get("cancelled")
+    return animals if cancelled is None else animals - cancelled[g, zone]
 
 
 def pit_stats(state: State, g: np.ndarray, root: np.ndarray) -> tuple:

@@ -356,9 +356,10 @@ def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     city = kind == Z_FOREST
     if city.any():
         p = completion_probability(state, g[city], z[city], left[city])
-        value[city] = p * (2 * count[city] + 2 * coats[city]) + (1 - p) * (count[city] + coats[city])
+        done = state.spec.points.forest(count[city], coats[city])  # completed (B4.4); incomplete: 1 + 1 (B5.2)
+        value[city] = p * done + (1 - p) * (count[city] + coats[city])
     road = kind == Z_RIVER
-    value[road] = count[road]
+    value[road] = state.spec.points.river(count[road], 0)  # 1 per tile, completed or not
     field = kind == Z_MEADOW
     if field.any():
         done, (k, open_city) = completed_bordering_cities(state, g[field], z[field])

@@ -9,7 +9,7 @@ wildfire and raft in final scoring (``hunters_gatherers``).
 
 from __future__ import annotations
 
-from hg_env.core.ruleset import Flag, Ruleset
+from hg_env.core.ruleset import Flag, GameArray, Ruleset
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import KIND_EXTRA, Vocabulary, ZoneFacts
 from hg_env.rulesets import hunters_gatherers as hg
@@ -59,6 +59,10 @@ RULESET = Ruleset(
     contents=(("fish", "fish"), ("lakes", "lakes"), ("menhirs", "trigger"), ("mushrooms", "bonus")),
     observed_areas=hg.OBSERVED_AREAS,
     fire_power="wildfire",
+    arrays=(
+        GameArray("cancelled", ("zones", 4)),  # [Z, 4] animals of each zone cancelled by the hunting trap (R7.10)
+        GameArray("pit_range", (2,), info=("pit_lo", "pit_hi")),  # the pit-trap choice's lowest and highest (R7.15)
+    ),
     occupant_table=hg.occupant_table,
     after_place=powers.after_place,
     end_game=powers.end_game,
