@@ -257,6 +257,9 @@ def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_pat
     assert cut[0] == ("a", "b", 200) and cut[1][2] == 2 * int(200 * 3560 / (300 * 20.1) / 2) and cut[2][2] < 100
     assert sum(n * price(a, b) for a, b, n in cut) <= 3600
     assert fit_budget(pairs, price, 10)[1:] == [("b", "m", 20), ("a", "m", 20)]  # never under 20 games
+    skips_first = fit_budget(pairs, price, 3600, skips=[("a", "m")])  # the neighbours keep more
+    assert skips_first[2] == ("a", "m", 20) and skips_first[1][2] == 2 * int(200 * 3560 / (220 * 20.1) / 2)
+    assert fit_budget(pairs, price, 5000, skips=[("a", "m")]) == [*pairs[:2], ("a", "m", 46)]  # the skip alone
     said: list[str] = []
     build(
         "hg2020",
@@ -303,3 +306,14 @@ def test_a_build_of_every_rung_then_a_placement(ruleset, tmp_path: Path) -> None
     assert all(line["error"] is None for line in ref.lines)
     result = ladder("greedy:opponents=0.5", ruleset=ruleset, games=4, batch=4, reference=tmp_path / "r.jsonl")
     assert result.games == 4 and len(result.rows) == len(rungs(ruleset)) + 1
+
+
+def test_reading_a_reference_file_never_rewrites_it(tmp_path: Path, references) -> None:
+    """A placement or a table reads the file a build may be appending to: a cut last line stays as it is."""
+    path = tmp_path / "hg2020.jsonl"
+    text = references["hg2020"].read_text() + '{"seats": ["random", "gr'
+    path.write_text(text)
+    assert len(Reference.load("hg2020", path).lines) == len(text.splitlines()) - 1
+    reference_table("hg2020", path)
+    ladder("greedy:opponents=0.5", ruleset="hg2020", games=2, reference=path)
+    assert path.read_text() == text

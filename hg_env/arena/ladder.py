@@ -19,7 +19,7 @@ Scale
 Reference games (``hgenv ladder build``)
     The rungs in the order above play their neighbours (``games_per_pair`` games) and the rung two
     places up (half as many), on paired decks with seats swapped; when the plan's estimated CPU exceeds
-    ``cpu_hours``, the pairings whose games cost over ``EXPENSIVE_S`` are cut in proportion (``fit_budget``).
+    ``cpu_hours``, the pairings whose games cost over ``EXPENSIVE_S`` are cut (``fit_budget``: skips first).
     Every game is one compact line of
     ``reference/<ruleset>.jsonl`` beside this module (rung names by seat, deck and agent seeds, scores, ranks,
     CPU seconds and decisions per seat, the model files' SHA-256, the engine fingerprint, the code
@@ -263,7 +263,8 @@ class Reference:
     @classmethod
     def load(cls, ruleset: str, path: str | Path | None = None, rung_list: list[Rung] | None = None) -> Reference:
         rung_list = rungs(ruleset) if rung_list is None else rung_list
-        lines = read_lines(Path(path) if path is not None else reference_path(ruleset))
+        # read only: a build may be appending to the file right now (its cut last line is not ours to drop)
+        lines = read_jsonl(Path(path) if path is not None else reference_path(ruleset))[0]
         ref = cls(ruleset, rung_list, lines, engine_fingerprint(ruleset))
         ref.pins = {r.name: r.sha256 for r in rung_list}
         names = set(ref.pins)
@@ -332,17 +333,26 @@ def plan(rung_list: Sequence[Rung], games_per_pair: int) -> list[tuple[str, str,
     return out + [(names[k], names[k + 2], skip) for k in range(len(names) - 2)]
 
 
-def fit_budget(pairs: list[tuple[str, str, int]], cost, seconds: float) -> list[tuple[str, str, int]]:
-    """The plan's pairings with those whose game costs over ``EXPENSIVE_S`` CPU seconds (``cost(a, b)``) cut in
-    the same proportion, so that the whole plan costs at most ``seconds`` (each keeps ``MIN_GAMES_PER_PAIR``)."""
-    cheap = sum(n * cost(a, b) for a, b, n in pairs if cost(a, b) < EXPENSIVE_S)
-    dear = sum(n * cost(a, b) for a, b, n in pairs if cost(a, b) >= EXPENSIVE_S)
-    if cheap + dear <= seconds or not dear:
+def fit_budget(
+    pairs: list[tuple[str, str, int]], cost, seconds: float, skips: Iterable[tuple[str, str]] = ()
+) -> list[tuple[str, str, int]]:
+    """The plan's pairings cut so that the whole plan costs at most ``seconds``: only those whose game costs over
+    ``EXPENSIVE_S`` CPU seconds (``cost(a, b)``), the ``skips`` first (neighbours' precision comes first), each
+    set in one proportion, and none under ``MIN_GAMES_PER_PAIR`` games (which may leave the plan over)."""
+    skips = set(skips)
+    pairs = _cut(pairs, cost, seconds, lambda a, b: (a, b) in skips)
+    return _cut(pairs, cost, seconds, lambda a, b: True)
+
+
+def _cut(pairs: list[tuple[str, str, int]], cost, seconds: float, which) -> list[tuple[str, str, int]]:
+    """``pairs`` with the expensive ones that ``which(a, b)`` picks scaled down together to fit ``seconds``."""
+    picked = [cost(a, b) >= EXPENSIVE_S and which(a, b) for a, b, _ in pairs]
+    fixed = sum(n * cost(a, b) for (a, b, n), p in zip(pairs, picked) if not p)
+    scaled = sum(n * cost(a, b) for (a, b, n), p in zip(pairs, picked) if p)
+    if fixed + scaled <= seconds or not scaled:
         return pairs
-    factor = max(0.0, (seconds - cheap) / dear)
-    return [
-        (a, b, n if cost(a, b) < EXPENSIVE_S else max(MIN_GAMES_PER_PAIR, 2 * int(n * factor / 2))) for a, b, n in pairs
-    ]
+    factor = max(0.0, (seconds - fixed) / scaled)
+    return [(a, b, max(MIN_GAMES_PER_PAIR, 2 * int(n * factor / 2)) if p else n) for (a, b, n), p in zip(pairs, picked)]
 
 
 def build(
@@ -379,12 +389,14 @@ def build(
             raise ValueError(f"{r.model} is missing: train it with hgenv train --config {train_config(ruleset)}")
         _buildable(r)  # fails before any game: a rung that cannot be built would lose every game
     path = Path(reference) if reference is not None else reference_path(ruleset)
+    read_lines(path)  # the writer drops a line cut short by a kill before appending (that game is played again)
     ref = Reference.load(ruleset, path, rung_list)
     done = {game_key(line) for line in ref.lines if is_current(line, ref.pins, ref.fingerprint)}
     specs = {r.name: r.spec for r in rung_list}
     todo, meta, rows = [], {}, []
     full = plan(rung_list, games_per_pair)
-    pairs = fit_budget(full, ref.game_cost, cpu_hours * 3600)
+    skips = [(a, b) for a, b, _ in full[len(rung_list) - 1 :]]  # plan(): the neighbours first, then the skips
+    pairs = fit_budget(full, ref.game_cost, cpu_hours * 3600, skips)
     if pairs != full:
         cut = ", ".join(f"`{a}` vs `{b}` {n}" for (a, b, n), old in zip(pairs, full) if n != old[2])
         log(f"cut to fit --cpu-hours {cpu_hours:g}: {cut} games (a game over {EXPENSIVE_S:g} CPU-s)")
