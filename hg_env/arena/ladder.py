@@ -71,13 +71,13 @@ ANCHORS = {"random": 0.0, "greedy": 1000.0}
 AGENT = "(agent)"  # the placed agent's name in games.jsonl and the fit (no spec looks like it)
 BUILD_SEED = 27  # the reference games' decks
 AGENT_SEED = 1  # the placed agent's decks: other decks than the reference's
-DEFAULT_GAMES_PER_PAIR = 200  # ±50 Elo between adjacent rungs (README, Ladder)
+DEFAULT_GAMES_PER_PAIR = 200  # about ±50 Elo between adjacent rungs (tests/test_ladder.py: 37 to 51)
 DEFAULT_GAMES, DEFAULT_BUDGET, DEFAULT_BATCH = 200, 15.0, 20
-# CPU seconds per two-player game before a rung has games to measure (README's measured costs)
+# CPU seconds per two-player game before a rung has games to measure (measured on the 2-core machine)
 GUESS_CPU_PER_GAME = {"random": 0.01, "greedy": 0.2, "greedy:opponents=0.75": 0.2, "ppo": 0.5, CHEAP_MCTS: 1.2}
-# mcts at its defaults: the README's 17 s in hg2020; hg2002 and carcassonne in proportion to what their games cost
-# beside hg2020's on a busy 2-core machine (21 and 30 s against 24 s)
-GUESS_MCTS_CPU_PER_GAME = {"hg2020": 17.0, "hg2002": 15.0, "carcassonne": 22.0}
+# mcts at its defaults, CPU-s per two-player game, as the first reference builds measured it on a 16-core machine
+# (the README's 17 s for hg2020 was measured on an idle 2-core one); a build uses its measured costs once it has games
+GUESS_MCTS_CPU_PER_GAME = {"hg2020": 22.0, "hg2002": 20.0, "carcassonne": 30.0}
 GUESS_GAME_OVERHEAD = 0.3  # CPU seconds of a game outside the agents (the engine, the copies agents get)
 DEFAULT_CPU_HOURS = 2.0  # a reference build's budget per ruleset
 EXPENSIVE_S = 5.0  # CPU seconds per game above which a pairing is cut to fit the budget
