@@ -326,7 +326,13 @@ class Game:
 
     def to_record(self, players: list[str] | None = None, meta: dict | None = None) -> dict:
         """A JSON-serialisable record; ``Game.from_record`` replays it to the identical state."""
-        return make_record(self, players=players, meta=meta)
+        spec = self.rules.spec
+        decks = {"regular_deck": list(self._regular_deck)}
+        if spec.extra_deck:
+            decks[f"{spec.extra_deck}_deck"] = list(self._extra_deck)
+        return make_record(
+            self.rules, self.num_players, self.seed, decks, self.decisions(), self.scores, self.is_over, players, meta
+        )
 
     @classmethod
     def from_record(cls, record: dict, upto: int | None = None, ruleset: str | None = None) -> Game:

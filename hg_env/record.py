@@ -24,36 +24,44 @@ A record is data: reading one only checks and replays it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS, get_ruleset
-
-if TYPE_CHECKING:
-    from hg_env.game import Game
 
 FORMAT = "hg_env.game_record"
 VERSION = 2
 MAX_SEED = 2**63 - 1
 
 
-def make_record(game: Game, players: list[str] | None = None, meta: dict | None = None) -> dict:
-    spec = game.rules.spec
+def make_record(
+    rules: Rules,
+    num_players: int,
+    seed: int | None,
+    decks: dict[str, list[int]],
+    decisions: list[list],
+    scores: list[int],
+    is_over: bool,
+    players: list[str] | None = None,
+    meta: dict | None = None,
+) -> dict:
+    """The record of a game from its parts (``Game.to_record`` passes its own): ``decks`` holds the
+    ``regular_deck`` and, in a ruleset with one, the extra deck (``menhir_deck``, ``bonus_deck``)."""
     record: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "ruleset": spec.name,
-        "num_players": game.num_players,
-        "rules": game.rules.as_dict(),
-        "seed": game.seed,
-        "regular_deck": list(game._regular_deck),
+        "ruleset": rules.spec.name,
+        "num_players": num_players,
+        "rules": rules.as_dict(),
+        "seed": seed,
+        **{name: list(deck) for name, deck in decks.items()},
+        "decisions": decisions,
+        "scores": scores,
+        "is_over": is_over,
     }
-    if spec.extra_deck:
-        record[f"{spec.extra_deck}_deck"] = list(game._extra_deck)
-    record.update(decisions=game.decisions(), scores=game.scores, is_over=game.is_over)
     if players is not None:
-        if not isinstance(players, (list, tuple)) or len(players) != game.num_players:
-            raise ValueError(f"players names {players!r} do not match num_players={game.num_players}")
+        if not isinstance(players, (list, tuple)) or len(players) != num_players:
+            raise ValueError(f"players names {players!r} do not match num_players={num_players}")
         record["players"] = [str(p) for p in players]
     if meta:
         record["meta"] = dict(meta)

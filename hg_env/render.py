@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -65,7 +65,47 @@ from hg_env.presentation import DrawnZone, presentation
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
 
-    from hg_env.game import Game
+    from hg_env.core.rules import Rules
+    from hg_env.core.state import State
+
+
+class GameView(Protocol):
+    """What the drawing reads of a game (``hg_env.Game`` is one). Render imports no game module: the game
+    imports render to draw itself, and render depends on this much of a game only."""
+
+    rules: Rules
+    state: State
+
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def current_player(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def tile_to_place(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def scores(self) -> list[int]: ...
+    @property
+    def winners(self) -> list[int]: ...
+    @property
+    def events(self) -> list[dict]: ...
+    @property
+    def deck_sizes(self) -> tuple[int, int]: ...
+    @property
+    def extra_turn(self) -> bool: ...
+    def supply(self, player: int) -> tuple[int, ...]: ...
+    def tile_at(self, x: int, y: int) -> tuple[int, int] | None: ...
+    def placed_tiles(self) -> list[tuple[int, int, int, int]]: ...
+    def occupants(self) -> list[tuple[int, str, int, int, int]]: ...
+    def legal_placements(self) -> list[tuple[int, int, int]]: ...
+    def legal_retakes(self) -> list[tuple[int, int, int]]: ...
+    def legal_occupants(self) -> list[tuple[str, int]]: ...
+
 
 # ---------------------------------------------------------------- catalogue views
 
@@ -255,7 +295,7 @@ def describe_event(event: dict, names: list[str] | None = None) -> str:
     return kind
 
 
-def board_bounds(game: Game, margin: int = 1) -> tuple[int, int, int, int]:
+def board_bounds(game: GameView, margin: int = 1) -> tuple[int, int, int, int]:
     """(xmin, xmax, ymin, ymax), inclusive: the occupied positions plus ``margin`` cells."""
     placed = game.placed_tiles()
     xs = [x for _, x, _, _ in placed] or [0]
@@ -269,11 +309,11 @@ def board_bounds(game: Game, margin: int = 1) -> tuple[int, int, int, int]:
     )
 
 
-def _legal_positions(game: Game) -> set[tuple[int, int]]:
+def _legal_positions(game: GameView) -> set[tuple[int, int]]:
     return {(x, y) for x, y, _ in game.legal_placements()}
 
 
-def _last_position(game: Game) -> tuple[int, int] | None:
+def _last_position(game: GameView) -> tuple[int, int] | None:
     cell = int(game.state.last_cell[0])
     return None if cell < 0 else game.rules.board.xy(cell)
 
@@ -283,19 +323,19 @@ def _figure_piece(ruleset: str, kind: str) -> int:
     return {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
 
 
-def _supply_kinds(game: Game) -> list[tuple[str, int]]:
+def _supply_kinds(game: GameView) -> list[tuple[str, int]]:
     """(occupant kind, its piece) for the kinds this game deals out (the abbot only with the abbot flag)."""
     pieces = game.rules.spec.pieces_of(game.rules)
     return [(kind.name, kind.piece) for kind in game.rules.spec.occupants if pieces[kind.piece] > 0]
 
 
-def supply_text(game: Game, seat: int) -> str:
+def supply_text(game: GameView, seat: int) -> str:
     """``0 pawns, 2 huts`` / ``7 meeples, 1 abbot``: a seat's supply in words."""
     supply = dict(zip((k.name for k in game.rules.spec.occupants), game.supply(seat)))
     return ", ".join(_count(supply[name], name) for name, _ in _supply_kinds(game))
 
 
-def occupant_kinds_text(game: Game, articles: bool = True) -> str:
+def occupant_kinds_text(game: GameView, articles: bool = True) -> str:
     """``a pawn or a hut`` / ``a meeple or an abbot`` (``articles=False``: ``pawn or hut``): the figures that
     may go on the tile just placed in the occupy phase, else every kind the game deals out."""
     names = [name for name, _ in _supply_kinds(game)]
@@ -303,7 +343,7 @@ def occupant_kinds_text(game: Game, articles: bool = True) -> str:
     return " or ".join(_article(n) if articles else n for n in names if n in legal or not legal)
 
 
-def deck_text(game: Game) -> str:
+def deck_text(game: GameView) -> str:
     """The tiles left: ``49 regular tiles, 15 menhir tiles`` / ``60 tiles, the next 8 river tiles``."""
     regular, extra = game.deck_sizes
     name = game.rules.spec.extra_deck
@@ -411,7 +451,7 @@ def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]
 
 
 def _tile_block(
-    game: Game | None,
+    game: GameView | None,
     ruleset: str,
     tile: int,
     rotation: int,
@@ -445,7 +485,7 @@ def _compact_cell(ruleset: str, tile: int, occupant: tuple[int, str] | None, las
     return mark + f"{signs:.<3}"  # the rest is meadow (field)
 
 
-def _occupant_texts(game: Game, compact: bool = False) -> dict[tuple[int, int], tuple[int, str]]:
+def _occupant_texts(game: GameView, compact: bool = False) -> dict[tuple[int, int], tuple[int, str]]:
     """(x, y) -> (seat, ``p1@#``): the figure on a tile, its zone by the zone's own sign (``ZONE_CHAR`` in the
     compact board, which draws no sides)."""
     out = {}
@@ -460,14 +500,14 @@ def _occupant_texts(game: Game, compact: bool = False) -> dict[tuple[int, int], 
     return out
 
 
-def _compact_bounds(game: Game) -> tuple[int, int, int, int]:
+def _compact_bounds(game: GameView) -> tuple[int, int, int, int]:
     """(xmin, xmax, ymin, ymax): the placed tiles and the positions where the tile to place fits."""
     cells = [(x, y) for _, x, y, _ in game.placed_tiles()] + sorted(_legal_positions(game))
     xs, ys = [x for x, _ in cells] or [0], [y for _, y in cells] or [0]
     return min(xs), max(xs), min(ys), max(ys)
 
 
-def ansi_board(game: Game, color: bool = False, compact: bool = False) -> str:
+def ansi_board(game: GameView, color: bool = False, compact: bool = False) -> str:
     """Only the board: tile blocks with x / y rulers, cropped to the occupied part plus one cell.
 
     ``compact``: one line per board row and four characters per tile (its figure, else its features), cropped
@@ -496,7 +536,7 @@ def ansi_board(game: Game, color: bool = False, compact: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _compact_board(game: Game, color: bool) -> str:
+def _compact_board(game: GameView, color: bool) -> str:
     xmin, xmax, ymin, ymax = _compact_bounds(game)
     occupants = _occupant_texts(game, compact=True)
     legal = _legal_positions(game)
@@ -514,7 +554,7 @@ def _compact_board(game: Game, color: bool) -> str:
     return "\n".join(lines)
 
 
-def ansi_board_width(game: Game, compact: bool = False) -> int:
+def ansi_board_width(game: GameView, compact: bool = False) -> int:
     """Characters per line of ``ansi_board`` (to choose the compact form on narrow terminals)."""
     if compact:
         xmin, xmax, _, _ = _compact_bounds(game)
@@ -523,13 +563,13 @@ def ansi_board_width(game: Game, compact: bool = False) -> int:
     return 6 + (xmax - xmin + 1) * BLOCK_WIDTH
 
 
-def ansi_legend(game: Game, compact: bool = False) -> str:
+def ansi_legend(game: GameView, compact: bool = False) -> str:
     """The legend of the text board of this game's ruleset."""
     shown = presentation(game.ruleset)
     return shown.compact_legend if compact else shown.legend
 
 
-def ansi_status(game: Game, names: list[str] | None = None, color: bool = False) -> str:
+def ansi_status(game: GameView, names: list[str] | None = None, color: bool = False) -> str:
     """Scores, supplies, whose turn it is, and the tile to place in its four rotations."""
     ruleset = game.ruleset
     lines = []
@@ -572,14 +612,14 @@ def ansi_status(game: Game, names: list[str] | None = None, color: bool = False)
     return "\n".join(lines)
 
 
-def retake_figure(game: Game) -> str:
+def retake_figure(game: GameView) -> str:
     """The figure a ``retake`` takes back: ``pawn`` (the shaman), ``abbot`` (Carcassonne)."""
     spec = game.rules.spec
     return {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
 
 
 def render_ansi(
-    game: Game,
+    game: GameView,
     names: list[str] | None = None,
     color: bool = False,
     compact: bool | None = None,
@@ -1430,16 +1470,13 @@ def _tile_image(ruleset: str, tile: int, rotation: int, px: int) -> Image.Image:
     return image
 
 
-def _cancelled_by_zone(game: Game, tile: int) -> dict[int, dict[str, int]]:
+def _cancelled_by_zone(game: GameView, tile: int) -> dict[int, dict[str, int]]:
     """Local zone -> {animal: count cancelled by the hunting trap} (R7.10)."""
-    cancelled = game.state.ruleset_arrays.get("cancelled")  # hg2020's own array (Ruleset.arrays)
-    if cancelled is None:
-        return {}
     tile_zone = game.rules.spec.tiles.TILE_ZONE
     out = {}
     for local in tile_zones(game.ruleset, tile):
         z = int(tile_zone[tile, local])
-        counts = cancelled[0, z]
+        counts = game.state.cancelled[0, z]
         if counts.any():
             out[local] = {a: int(n) for a, n in zip(ANIMALS, counts) if n}
     return out
@@ -1475,20 +1512,20 @@ class BoardLayout:
         ox, oy = self.cell_origin(x, y)
         return round(ox + unit[0] * self.tile_px), round(oy + unit[1] * self.tile_px)
 
-    def occupant_pixel(self, game: Game, x: int, y: int, local: int) -> tuple[int, int]:
+    def occupant_pixel(self, game: GameView, x: int, y: int, local: int) -> tuple[int, int]:
         """Where the occupant on local zone ``local`` of the tile at (x, y) is drawn (its body's centre)."""
         tile, rot = game.tile_at(x, y)
         return self.point(x, y, tile_geometry(game.ruleset, tile, rot).occupant_at[local])
 
 
-def board_layout(game: Game, tile_px: int = 80, bounds: tuple[int, int, int, int] | None = None) -> BoardLayout:
+def board_layout(game: GameView, tile_px: int = 80, bounds: tuple[int, int, int, int] | None = None) -> BoardLayout:
     """The layout ``render_rgb`` uses for this game (same arguments)."""
     ruler = max(18, tile_px // 4)
     return BoardLayout(bounds or board_bounds(game), tile_px, left=ruler, top=ruler)
 
 
 def render_rgb(
-    game: Game,
+    game: GameView,
     tile_px: int = 80,
     bounds: tuple[int, int, int, int] | None = None,
     names: list[str] | None = None,
@@ -1542,7 +1579,9 @@ def _recording_draw(image: Image.Image) -> ImageDraw.ImageDraw:
     return RecordingDraw(image)
 
 
-def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, numbers: bool) -> None:
+def _draw_board(
+    image: Image.Image, draw: ImageDraw.ImageDraw, game: GameView, layout: BoardLayout, numbers: bool
+) -> None:
     px = layout.tile_px
     ruleset = game.ruleset
     xmin, xmax, ymin, ymax = layout.bounds
@@ -1582,7 +1621,7 @@ def _draw_board(image: Image.Image, draw: ImageDraw.ImageDraw, game: Game, layou
             _draw_zone_numbers(draw, game, layout, last)
 
 
-def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) -> None:
+def _draw_cancelled(draw: ImageDraw.ImageDraw, game: GameView, layout: BoardLayout) -> None:
     """Cross out animals cancelled by the hunting trap (R7.10)."""
     px = layout.tile_px
     for tile, x, y, rot in game.placed_tiles():
@@ -1604,7 +1643,7 @@ def _draw_cancelled(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout) 
                     draw.line((cx - r, cy - sign * r, cx + r, cy + sign * r), fill=CANCEL_COLOR, width=3)
 
 
-def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayout, at: tuple[int, int]) -> None:
+def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: GameView, layout: BoardLayout, at: tuple[int, int]) -> None:
     """Label the zones an occupant may go on with their local ids (``pawn 2``, ``hut 8``, ``meeple 2``)."""
     tile, rot = game.tile_at(*at)
     geo = tile_geometry(game.ruleset, tile, rot)
@@ -1618,7 +1657,7 @@ def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: Game, layout: BoardLayou
 def _draw_panel(
     image: Image.Image,
     draw: ImageDraw.ImageDraw,
-    game: Game,
+    game: GameView,
     left: int,
     names: list[str] | None,
     numbers: bool,
@@ -1736,7 +1775,7 @@ def _text_lines(
     return round(y)
 
 
-def _zone_numbers_shown(game: Game, numbers: bool) -> bool:
+def _zone_numbers_shown(game: GameView, numbers: bool) -> bool:
     """Whether the picture numbers the zones of the tile just placed (``_draw_zone_numbers``)."""
     return numbers and game.phase == "occupy" and _last_position(game) is not None and bool(game.legal_occupants())
 
@@ -1748,7 +1787,7 @@ def _ruleset_glyphs(ruleset: str) -> tuple[str, ...]:
     return tuple(g for g in GLYPH_NAMES if g in found)
 
 
-def _draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, top: int, numbers: bool) -> int:
+def _draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, top: int, numbers: bool) -> int:
     """The key: the ruleset's landscape and figures, then the marks on the board; returns the y below it."""
     y = presentation(game.ruleset).key(draw, game, x0, top)  # its landscape and figures
     right = x0 + PANEL_WIDTH - 22

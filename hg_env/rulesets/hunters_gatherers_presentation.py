@@ -12,7 +12,7 @@ from hg_env.presentation import DrawnZone, plain_zone
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from hg_env.game import Game
+    from hg_env.render import GameView
 
 COMPACT_LEGEND = (
     "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
@@ -46,7 +46,7 @@ def hunters_zone(zone: dict, tile: dict, glyphs: list[str], notes: list[str], na
     )
 
 
-def draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
+def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: the animals with their points and the fish (left), the forest and meadow signs
     (right), then the pawn and the hut; returns the y below them."""
     from hg_env import render as art

@@ -11,7 +11,7 @@ from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from hg_env.game import Game
+    from hg_env.render import GameView
 
 LEGEND = (
     "legend: . field  C city  = road (a side: bank=bank)  ~ river (- from a spring)  * corners: last tile\n"
@@ -47,7 +47,7 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring})
 
 
-def draw_key(draw: ImageDraw.ImageDraw, game: Game, x0: int, key_top: int) -> int:
+def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: cities, coats of arms, roads, monasteries and gardens with their points (left),
     the figures (right); returns the y below."""
     from hg_env import render as art
