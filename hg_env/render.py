@@ -1472,11 +1472,14 @@ def _tile_image(ruleset: str, tile: int, rotation: int, px: int) -> Image.Image:
 
 def _cancelled_by_zone(game: GameView, tile: int) -> dict[int, dict[str, int]]:
     """Local zone -> {animal: count cancelled by the hunting trap} (R7.10)."""
+    cancelled = game.state.ruleset_arrays.get("cancelled")  # hg2020's own array (Ruleset.arrays)
+    if cancelled is None:
+        return {}
     tile_zone = game.rules.spec.tiles.TILE_ZONE
     out = {}
     for local in tile_zones(game.ruleset, tile):
         z = int(tile_zone[tile, local])
-        counts = game.state.cancelled[0, z]
+        counts = cancelled[0, z]
         if counts.any():
             out[local] = {a: int(n) for a, n in zip(ANIMALS, counts) if n}
     return out
