@@ -13,25 +13,25 @@ from hg_env.aec import env, raw_env
 from hg_env.core.actions import ActionLayout, action_layout
 from hg_env.core.observation import channel_names, channel_scale, observe
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import RULESETS
+from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
 from hg_env.game import Game
 from hg_env.single_agent import SingleAgentEnv
 
 __version__ = "0.1.0"
 
 
-def encode(decision: tuple, board_reach: int = 12, ruleset: str = "hg2020") -> int:
+def encode(decision: tuple, board_reach: int = 12, ruleset: str = DEFAULT_RULESET) -> int:
     """Flat action of a decision: ``("place", x, y, rot)``, ``("pawn", zone)``, ``("hut", zone)``,
     ``("retake", x, y)``, ``("pit", k)`` or ``("none",)`` (Carcassonne: ``("meeple", zone)``, ``("abbot", zone)``)."""
     return action_layout(board_reach, ruleset).encode(decision)
 
 
-def decode(action: int, board_reach: int = 12, ruleset: str = "hg2020") -> tuple:
+def decode(action: int, board_reach: int = 12, ruleset: str = DEFAULT_RULESET) -> tuple:
     """Decision tuple of a flat action (the inverse of ``encode``)."""
     return action_layout(board_reach, ruleset).decode(action)
 
 
-def describe(action: int, tile: int | None = None, board_reach: int = 12, ruleset: str = "hg2020") -> str:
+def describe(action: int, tile: int | None = None, board_reach: int = 12, ruleset: str = DEFAULT_RULESET) -> str:
     """Readable move, e.g. ``place 41 at (1,0) r0`` or ``pawn on zone 2``."""
     return action_layout(board_reach, ruleset).describe(action, tile)
 

@@ -110,7 +110,6 @@ from hg_env.game import Game, check_action
 from hg_env.presentation import presentation
 
 REWARDS = ("win", "score_diff", "score")
-DECK_OPTIONS = ("regular_deck", "menhir_deck", "bonus_deck")  # the deck reset options of every ruleset
 _THE_GAME = np.zeros(1, dtype=np.intp)  # the Game's state holds one game: row 0
 
 
@@ -149,7 +148,14 @@ def _names_a_deck(key: object) -> bool:
     """A reset option key meant as a deck: it says "deck", or is one typo away from a deck option's name."""
     if not isinstance(key, str):
         return False
-    return "deck" in key.lower() or bool(difflib.get_close_matches(key, DECK_OPTIONS, n=1, cutoff=0.8))
+    return "deck" in key.lower() or bool(difflib.get_close_matches(key, deck_options(), n=1, cutoff=0.8))
+
+
+@cache
+def deck_options() -> tuple[str, ...]:
+    """The deck reset options of every ruleset: ``regular_deck`` and each extra deck (``menhir_deck``, ...)."""
+    extra = [get_ruleset(r).extra_deck for r in rulesets()]
+    return ("regular_deck", *(f"{name}_deck" for name in dict.fromkeys(extra) if name))
 
 
 def rank_rewards(scores: list[int]) -> list[float]:

@@ -166,15 +166,6 @@ def zone_kind(ruleset: str, tile: int, local: int) -> int:
     return int(tiles.ZONE_TYPE[tiles.TILE_ZONE[tile, local]])
 
 
-ROLE_NAMES = {
-    "meadow": "hunter",
-    "forest": "gatherer",
-    "river": "fisher",
-    "city": "knight",
-    "road": "highwayman",
-    "field": "farmer",
-    "monastery": "monk",
-}
 UNSIDED = ("lake", "monastery", "garden")  # zones that touch no side
 
 
@@ -231,7 +222,7 @@ def occupant_role(ruleset: str, tile: int, kind: str, local: int) -> str:
     """What a figure is on its zone: ``hunter`` / ``gatherer`` / ``fisher`` for a pawn (R5.1), ``knight`` /
     ``highwayman`` / ``farmer`` / ``monk`` for a meeple (B3.10); a hut or an abbot is itself."""
     piece = {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
-    return ROLE_NAMES[tile_zones(ruleset, tile)[local].type] if piece == PAWN else kind
+    return presentation(ruleset).roles.get(tile_zones(ruleset, tile)[local].type, kind) if piece == PAWN else kind
 
 
 def player_name(seat: int, names: list[str] | None = None) -> str:

@@ -20,7 +20,7 @@ from hg_env.core import ruleset as ruleset_module
 from hg_env.game import Game
 from hg_env.play import help_text
 from hg_env.presentation import Presentation, presentation
-from hg_env.render import ansi_legend, tile_zones, zone_glyphs, zone_summary
+from hg_env.render import ansi_legend, occupant_role, tile_zones, zone_glyphs, zone_summary
 
 
 def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
@@ -99,6 +99,8 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
     )
     assert zone_summary("tiny", tile, local) == "sacred grove (tiny)"
     assert zone_glyphs("tiny", tile, local) == ["menhir"]
+    assert occupant_role("hg2002", tile, "pawn", local) == "gatherer"  # hg2002's roles (R5.1) ...
+    assert occupant_role("tiny", tile, "pawn", local) == "pawn"  # ... are not tiny's, which names none
     with warnings.catch_warnings():  # the shipped envs are registered again, over themselves
         warnings.simplefilter("ignore")
         hg_env._register()
@@ -111,6 +113,7 @@ def test_a_ruleset_without_a_presentation_module_gets_the_defaults() -> None:
 
 
 def test_the_shipped_factories_and_ids_come_from_the_presentations() -> None:
+    assert aec.deck_options() == ("regular_deck", "menhir_deck", "bonus_deck")  # from each ruleset's extra deck
     assert aec.classic_env(num_players=2).unwrapped.rules.ruleset == "hg2002"
     assert aec.carcassonne_env.__name__ == "carcassonne_env"
     with pytest.raises(AttributeError, match="no attribute 'chess_env'"):

@@ -18,6 +18,7 @@ COMPACT_LEGEND = (
     "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
     "        p1# pawn of P1 on a forest (p1. meadow, p1~ river)  h1o hut of P1 on a lake  [ ] tile fits"
 )
+ROLES = {"meadow": "hunter", "forest": "gatherer", "river": "fisher"}  # what a pawn is on its zone (R5.1)
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

@@ -89,4 +89,5 @@ PRESENTATION = Presentation(
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
     key=draw_key,
+    roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hg_env.presentation import DrawnZone, Presentation
-from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, count, draw_key, hunters_zone
+from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, ROLES, count, draw_key, hunters_zone
 
 LEGEND = (
     "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
@@ -38,4 +38,5 @@ PRESENTATION = Presentation(
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
     key=draw_key,
+    roles=ROLES,
 )
