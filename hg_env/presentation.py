@@ -24,7 +24,7 @@ class DrawnZone:
     """One zone of a catalogue tile, in the terms the pictures and texts use.
 
     ``type``: the ruleset's name of the zone's terrain (``meadow``, ``city``, ``lake``, ...).
-    ``glyphs``: its signs besides animals and fish, in drawing order (names in ``hg_env.render.GLYPH_DRAWERS``).
+    ``glyphs``: its signs besides animals and fish, in drawing order (keys of its ``Presentation.glyphs``).
     ``name``: how a summary names it (``menhir forest``); ``notes``: what a summary adds after its animals,
     fish and flow (``with 2 gold nuggets``, ``next to city 1``, ``shaman``). ``special``: a special power
     printed on it. ``spring``: a river that starts on the tile; ``ends``: a river or road that ends on it.
@@ -55,11 +55,21 @@ def plain_zone(zone: dict, tile: dict) -> DrawnZone:
         fish=int(zone.get("fish", 0)),
         rivers=tuple(zone.get("rivers", [])),
         lake=zone.get("lake"),
-        glyphs=(zone["type"],) if zone["type"] in ("monastery", "garden") else (),
         name=zone["type"],
         spring=bool(zone.get("ends_on_tile_without_lake")),
         ends=bool(zone.get("ends_on_tile")),
     )
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """A sign on a zone (a menhir, a gold nugget, a coat of arms): how the text board and the picture show it."""
+
+    char: str  # on the text board: "^"
+    name: str  # in the picture's key ("" for none: it explains itself)
+    draw: Callable[[Any, float, float, float], None]  # (ImageDraw, centre x, centre y, size in pixels)
+    size: float  # drawn size, in tile widths
+    box: tuple[float, float] = (0.0, 0.0)  # unit-square half size it keeps clear on a tile (not for a plot's sign)
 
 
 def no_key(draw: Any, game: Any, x0: int, top: int) -> int:
@@ -78,6 +88,8 @@ class Presentation:
     compact_legend: str = "legend: * last tile  [ ] the tile to place fits here"  # under the compact board
     occupy_help: str = "  pawn 2        a pawn on zone 2 of the tile just placed"  # ``hgenv play``'s help
     zone: Callable[[dict, dict], DrawnZone] = plain_zone  # (catalogue zone, its tile) -> DrawnZone
+    glyphs: dict[str, Glyph] = field(default_factory=dict)  # the signs its translator names, in the key's order
+    special_codes: dict[str, str] = field(default_factory=dict)  # special power -> its text-board code ("Sh")
     roles: dict[str, str] = field(default_factory=dict)  # zone type -> what a pawn there is ("hunter")
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
 

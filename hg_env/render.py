@@ -356,25 +356,6 @@ ZONE_CHAR = {**SIDE_CHAR, "lake": "o", "monastery": "M", "garden": "G"}
 ZONE_VARIANTS = {"meadow": ".,:;", "field": ".,:;", "forest": "#&H", "city": "Cc"}
 SPRING_CHAR = "-"  # a river that starts on the tile: a spring's river never reads like one into the lake
 ANIMAL_CHAR = {"mammoth": "M", "aurochs": "A", "deer": "D", "tiger": "T"}
-GLYPH_CHAR = {
-    "menhir": "^",
-    "mushrooms": "%",
-    "gold": "$",
-    "shrine": "Sr",
-    "fire": "Fi",
-    "volcano": "Vo",
-    "coat": "S",
-    "monastery": "M",
-    "garden": "G",
-}
-SPECIAL_CODES = {
-    "shaman": "Sh",
-    "logboat": "Lb",
-    "hunting_trap": "Ht",
-    "pit_trap": "Pt",
-    "wildfire": "Wf",
-    "raft": "Rf",
-}
 ANSI_COLORS = ("\x1b[31m", "\x1b[34m", "\x1b[32m", "\x1b[33m", "\x1b[35m")  # red blue green yellow purple
 ANSI_RESET = "\x1b[0m"
 ANSI_WIDTH = 100  # render_ansi draws the compact board when the full one is wider than this (a terminal's width)
@@ -421,7 +402,7 @@ def _side_text(ruleset: str, tile: int, rotation: int, direction: int) -> str:
 
 
 def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]) -> str:
-    parts = []
+    shown, parts = presentation(ruleset), []
     for local, zone in sorted(tile_zones(ruleset, tile).items()):
         crossed = dict(cancelled.get(local, {}))
         for animal in zone.animals:
@@ -434,9 +415,9 @@ def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]
             parts.append(f"o{zone.fish}")
         elif zone.type == "river" and zone.fish:
             parts.append(f"f{zone.fish}")
-        parts += [GLYPH_CHAR[g] for g in zone_glyphs(ruleset, tile, local) if g != "fish"]
+        parts += [shown.glyphs[g].char for g in zone_glyphs(ruleset, tile, local) if g != "fish"]
         if zone.special:
-            parts.append(SPECIAL_CODES[zone.special])
+            parts.append(shown.special_codes[zone.special])
     text = "".join(parts)
     return text if len(text) <= BLOCK_INNER else text.replace("o", "")[:BLOCK_INNER]
 
@@ -980,16 +961,7 @@ ANIMAL_RADIUS, OCCUPANT_RADIUS = 0.1, 0.13
 FARMER_BOX = (0.16, 0.1)  # a lying meeple is wider than tall
 PLOT_FIGURE_OFFSET = np.array([0.07, 0.06])  # a figure on a monastery or garden stands off its middle
 GEOMETRY_GRID = 64  # resolution at which content spots are chosen
-GLYPH_BOX = {  # unit-square half sizes of a zone's signs
-    "fish": (0.13, 0.07),
-    "menhir": (0.06, 0.13),
-    "mushrooms": (0.13, 0.13),
-    "gold": (0.12, 0.1),
-    "shrine": (0.13, 0.13),
-    "fire": (0.1, 0.13),
-    "volcano": (0.18, 0.15),
-    "coat": (0.1, 0.11),
-}
+FISH_BOX = (0.13, 0.07)  # unit-square half size of a river's or lake's fish (the others: Glyph.box)
 
 
 def _label_half_size(special: str) -> tuple[float, float]:
@@ -1033,7 +1005,10 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
             wanted.append(_Item(z, *_label_half_size(zone.special)))
     for z in zones:
         if z not in shapes.lakes and z not in shapes.plots:  # theirs are in their middle
-            wanted += [_Item(z, *GLYPH_BOX[g]) for g in zone_glyphs(ruleset, tile, z)]
+            boxes = [
+                FISH_BOX if g == "fish" else presentation(ruleset).glyphs[g].box for g in zone_glyphs(ruleset, tile, z)
+            ]
+            wanted += [_Item(z, *box) for box in boxes]
     for z, zone in zones.items():
         wanted += [_Item(z, ANIMAL_RADIUS, ANIMAL_RADIUS)] * len(zone.animals)
     for z, zone in zones.items():
@@ -1078,14 +1053,6 @@ ANIMAL_STYLE = {  # fill, letter colour
     "deer": ((222, 170, 96), (40, 25, 10)),
     "tiger": ((245, 130, 20), (0, 0, 0)),
 }
-GLYPH_NAMES = {
-    "menhir": "menhir",
-    "gold": "gold nugget",
-    "mushrooms": "mushrooms",
-    "shrine": "shrine",
-    "fire": "fire",
-    "volcano": "volcano",
-}
 SUPERSAMPLE = 3  # shapes are drawn larger and scaled down, for smooth edges
 PANEL_WIDTH = 300
 PANEL_HEIGHT, SEAT_HEIGHT = 600, 50  # the picture's least height with two seats, and what each other seat adds
@@ -1123,106 +1090,6 @@ def _fish(draw: ImageDraw.ImageDraw, cx: float, cy: float, length: float, fill: 
     h = length * 0.45
     draw.ellipse((cx - length * 0.35, cy - h / 2, cx + length * 0.5, cy + h / 2), fill=fill)
     draw.polygon([(cx - length * 0.3, cy), (cx - length * 0.6, cy - h / 2), (cx - length * 0.6, cy + h / 2)], fill=fill)
-
-
-def _menhir(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A standing stone: a tall grey slab with a rounded top."""
-    w, h = size * 0.42, size
-    draw.rounded_rectangle((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), radius=w * 0.45, fill=(170, 170, 165))
-    draw.rounded_rectangle((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), radius=w * 0.45, outline=INK, width=2)
-    draw.line((cx - w * 0.1, cy - h * 0.2, cx + w * 0.15, cy + h * 0.1), fill=(110, 110, 105), width=2)
-
-
-def _mushroom(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A red cap with white dots on a pale stem."""
-    r = size * 0.5
-    draw.rectangle((cx - r * 0.28, cy - r * 0.1, cx + r * 0.28, cy + r * 0.8), fill=(245, 235, 215), outline=INK)
-    draw.pieslice((cx - r, cy - r * 0.9, cx + r, cy + r * 0.9), 180, 360, fill=(215, 35, 35), outline=INK)
-    for dx, dy in ((-0.5, -0.35), (0.1, -0.6), (0.5, -0.25)):
-        d = r * 0.14
-        draw.ellipse((cx + dx * r - d, cy + dy * r - d, cx + dx * r + d, cy + dy * r + d), fill=(255, 255, 255))
-
-
-def _gold(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A gold nugget: a lumpy yellow stone with a glint."""
-    s = size / 2
-    lump = [(-0.9, 0.2), (-0.6, -0.45), (-0.1, -0.7), (0.5, -0.55), (0.95, -0.05), (0.7, 0.55), (0.0, 0.7), (-0.6, 0.6)]
-    draw.polygon(_shape(cx, cy, s, lump), fill=GOLD_COLOR, outline=(120, 80, 0), width=2)
-    draw.polygon(_shape(cx, cy, s, [(-0.4, -0.3), (0.0, -0.45), (0.2, -0.2), (-0.2, 0.0)]), fill=(255, 240, 150))
-
-
-def _shrine(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A small stone shrine: a pointed roof on two pillars, on a step."""
-    s = size / 2
-    stone, dark = (236, 232, 220), (110, 100, 90)
-    draw.polygon(_shape(cx, cy, s, [(-0.95, -0.25), (0.0, -0.95), (0.95, -0.25)]), fill=(170, 60, 40), outline=INK)
-    for x in (-0.6, 0.4):
-        draw.rectangle((cx + x * s, cy - 0.25 * s, cx + (x + 0.2) * s, cy + 0.6 * s), fill=stone, outline=dark)
-    draw.rectangle((cx - 0.95 * s, cy + 0.6 * s, cx + 0.95 * s, cy + 0.9 * s), fill=stone, outline=INK)
-    draw.ellipse((cx - 0.16 * s, cy + 0.05 * s, cx + 0.16 * s, cy + 0.37 * s), fill=(250, 200, 40))
-
-
-def _fire(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A camp fire: an orange flame with a yellow heart over two logs."""
-    s = size / 2
-    flame = [(0.0, -1.0), (0.45, -0.35), (0.6, 0.15), (0.35, 0.6), (-0.35, 0.6), (-0.6, 0.15), (-0.3, -0.3)]
-    draw.line(_shape(cx, cy, s, [(-0.7, 0.9), (0.7, 0.55)]), fill=(110, 60, 20), width=max(2, int(s * 0.25)))
-    draw.line(_shape(cx, cy, s, [(-0.7, 0.55), (0.7, 0.9)]), fill=(90, 50, 15), width=max(2, int(s * 0.25)))
-    draw.polygon(_shape(cx, cy, s, flame), fill=(235, 90, 20), outline=(150, 30, 10))
-    draw.polygon(
-        _shape(cx, cy, s, [(0.0, -0.35), (0.3, 0.15), (0.15, 0.5), (-0.15, 0.5), (-0.3, 0.15)]), fill=(255, 215, 60)
-    )
-
-
-def _volcano(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A volcano: a brown cone with a glowing crater and a plume of smoke."""
-    s = size / 2
-    draw.ellipse(_shape(cx, cy, s, [(-0.45, -1.0), (0.15, -0.55)]), fill=(150, 150, 150))
-    draw.ellipse(_shape(cx, cy, s, [(-0.05, -1.15), (0.55, -0.7)]), fill=(175, 175, 175))
-    draw.polygon(
-        _shape(cx, cy, s, [(-1.0, 0.8), (-0.3, -0.45), (0.3, -0.45), (1.0, 0.8)]), fill=(112, 78, 52), outline=INK
-    )
-    draw.polygon(
-        _shape(cx, cy, s, [(-0.3, -0.45), (0.3, -0.45), (0.12, 0.1), (-0.05, -0.1), (-0.15, 0.2)]), fill=(235, 70, 20)
-    )
-
-
-def _coat_of_arms(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A coat of arms: a blue shield with a white rim and a white cross."""
-    s = size / 2
-    shield = [(-0.8, -0.9), (0.8, -0.9), (0.8, 0.1), (0.0, 0.95), (-0.8, 0.1)]
-    draw.polygon(_shape(cx, cy, s, shield), fill=COAT_COLOR, outline=(255, 255, 255), width=2)
-    w = max(1, int(s * 0.22))
-    draw.line(_shape(cx, cy, s, [(0.0, -0.7), (0.0, 0.65)]), fill=(255, 255, 255), width=w)
-    draw.line(_shape(cx, cy, s, [(-0.6, -0.25), (0.6, -0.25)]), fill=(255, 255, 255), width=w)
-
-
-def _monastery(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A monastery: a white church with a red roof and a bell tower with a cross."""
-    s = size / 2
-    wall, roof = (246, 240, 226), (190, 52, 40)
-    draw.rectangle((cx - 0.85 * s, cy - 0.1 * s, cx + 0.45 * s, cy + 0.85 * s), fill=wall, outline=INK)
-    draw.polygon(_shape(cx, cy, s, [(-0.98, -0.05), (-0.2, -0.6), (0.58, -0.05)]), fill=roof, outline=INK)
-    draw.rectangle((cx + 0.45 * s, cy - 0.55 * s, cx + 0.9 * s, cy + 0.85 * s), fill=wall, outline=INK)
-    draw.polygon(_shape(cx, cy, s, [(0.38, -0.5), (0.675, -0.9), (0.97, -0.5)]), fill=roof, outline=INK)
-    draw.line(_shape(cx, cy, s, [(0.675, -0.9), (0.675, -1.15)]), fill=INK, width=2)
-    draw.line(_shape(cx, cy, s, [(0.57, -1.05), (0.78, -1.05)]), fill=INK, width=2)
-    draw.rectangle((cx - 0.32 * s, cy + 0.35 * s, cx - 0.08 * s, cy + 0.85 * s), fill=(110, 70, 40))
-
-
-def _garden(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
-    """A garden: a hedged square with a fountain and flower beds."""
-    s = size / 2
-    draw.rounded_rectangle((cx - s, cy - s, cx + s, cy + s), radius=s * 0.3, fill=(92, 160, 60), outline=(24, 80, 30))
-    draw.rounded_rectangle(
-        (cx - 0.72 * s, cy - 0.72 * s, cx + 0.72 * s, cy + 0.72 * s), radius=s * 0.2, fill=(214, 196, 150)
-    )
-    for (fx, fy), color in zip(
-        ((-0.4, -0.4), (0.4, -0.4), (-0.4, 0.4), (0.4, 0.4)), ((235, 60, 120),) * 2 + ((250, 210, 40),) * 2
-    ):
-        draw.ellipse(_shape(cx, cy, s, [(fx - 0.24, fy - 0.24), (fx + 0.24, fy + 0.24)]), fill=(40, 120, 40))
-        draw.ellipse(_shape(cx, cy, s, [(fx - 0.09, fy - 0.09), (fx + 0.09, fy + 0.09)]), fill=color)
-    draw.ellipse(_shape(cx, cy, s, [(-0.2, -0.2), (0.2, 0.2)]), fill=LAKE_COLOR, outline=WATER_EDGE)
 
 
 def _pawn(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
@@ -1388,30 +1255,6 @@ def _meadow_borders(ruleset: str, tile: int, rotation: int, px: int) -> np.ndarr
     return border
 
 
-GLYPH_DRAWERS = {
-    "menhir": _menhir,
-    "mushrooms": _mushroom,
-    "gold": _gold,
-    "shrine": _shrine,
-    "fire": _fire,
-    "volcano": _volcano,
-    "coat": _coat_of_arms,
-    "monastery": _monastery,
-    "garden": _garden,
-}
-GLYPH_SIZE = {  # drawn size, in tile widths
-    "menhir": 0.26,
-    "mushrooms": 0.26,
-    "gold": 0.24,
-    "shrine": 0.26,
-    "fire": 0.25,
-    "volcano": 0.36,
-    "coat": 0.21,
-    "monastery": 0.3,
-    "garden": 2 * PLOT_HALF,
-}
-
-
 def _draw_tile_marks(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotation: int, px: int) -> None:
     """Animals, fish, menhirs, gold, mushrooms, specials, coats of arms, monasteries and gardens, at the
     final size (crisp)."""
@@ -1423,7 +1266,8 @@ def _draw_tile_marks(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotatio
                 _fish(draw, x - px * 0.05, y, px * 0.13, (255, 255, 255))
                 _text_centered(draw, (x + px * 0.06, y), str(zone.fish), max(10, px // 6), (255, 255, 255))
             else:
-                GLYPH_DRAWERS[glyph](draw, x, y, px * GLYPH_SIZE[glyph])
+                art = presentation(ruleset).glyphs[glyph]
+                art.draw(draw, x, y, px * art.size)
         for animal, ax, ay in _animal_positions(ruleset, tile, rotation, z, px):
             _animal_token(draw, ax, ay, px * ANIMAL_RADIUS * 0.95, animal)
         for spot in spots["label"]:
@@ -1778,7 +1622,7 @@ def _zone_numbers_shown(game: GameView, numbers: bool) -> bool:
 def _ruleset_glyphs(ruleset: str) -> tuple[str, ...]:
     """The forest and meadow signs a ruleset's tiles show, in the key's order."""
     found = {g for t in _catalogue_tiles(ruleset) for z in tile_zones(ruleset, t) for g in zone_glyphs(ruleset, t, z)}
-    return tuple(g for g in GLYPH_NAMES if g in found)
+    return tuple(g for g, art in presentation(ruleset).glyphs.items() if art.name and g in found)
 
 
 def _draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, top: int, numbers: bool) -> int:

@@ -20,7 +20,7 @@ from hg_env.core import ruleset as ruleset_module
 from hg_env.game import Game
 from hg_env.play import help_text
 from hg_env.presentation import Presentation, presentation
-from hg_env.render import ansi_legend, occupant_role, tile_zones, zone_glyphs, zone_summary
+from hg_env.render import _contents_text, ansi_legend, occupant_role, tile_zones, zone_glyphs, zone_summary
 
 
 def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
@@ -51,7 +51,7 @@ def extra_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             """
             import dataclasses
 
-            from hg_env.presentation import Presentation
+            from hg_env.presentation import Glyph, Presentation
             from hg_env.rulesets.hg2002.presentation import drawn_zone
 
 
@@ -69,6 +69,7 @@ def extra_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                 legend="legend: tiny",
                 occupy_help="  tiny help",
                 zone=tiny_zone,
+                glyphs={"menhir": Glyph("!", "stone", lambda *args: None, 0.2, (0.05, 0.05))},
             )
             """
         )
@@ -99,6 +100,7 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
     )
     assert zone_summary("tiny", tile, local) == "sacred grove (tiny)"
     assert zone_glyphs("tiny", tile, local) == ["menhir"]
+    assert "!" in _contents_text("tiny", tile, {}) and "!" not in _contents_text("hg2002", tile, {})  # its own art
     assert occupant_role("hg2002", tile, "pawn", local) == "gatherer"  # hg2002's roles (R5.1) ...
     assert occupant_role("tiny", tile, "pawn", local) == "pawn"  # ... are not tiny's, which names none
     with warnings.catch_warnings():  # the shipped envs are registered again, over themselves

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hg_env import render as art
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.tiles import ANIMALS
-from hg_env.presentation import DrawnZone, plain_zone
+from hg_env.presentation import DrawnZone, Glyph, plain_zone, presentation
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -18,6 +19,19 @@ COMPACT_LEGEND = (
     "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
     "        p1# pawn of P1 on a forest (p1. meadow, p1~ river)  h1o hut of P1 on a lake  [ ] tile fits"
 )
+
+
+def draw_mushroom(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A red cap with white dots on a pale stem."""
+    r = size * 0.5
+    draw.rectangle((cx - r * 0.28, cy - r * 0.1, cx + r * 0.28, cy + r * 0.8), fill=(245, 235, 215), outline=art.INK)
+    draw.pieslice((cx - r, cy - r * 0.9, cx + r, cy + r * 0.9), 180, 360, fill=(215, 35, 35), outline=art.INK)
+    for dx, dy in ((-0.5, -0.35), (0.1, -0.6), (0.5, -0.25)):
+        d = r * 0.14
+        draw.ellipse((cx + dx * r - d, cy + dy * r - d, cx + dx * r + d, cy + dy * r + d), fill=(255, 255, 255))
+
+
+MUSHROOMS = Glyph("%", "mushrooms", draw_mushroom, 0.26, (0.13, 0.13))
 ROLES = {"meadow": "hunter", "forest": "gatherer", "river": "fisher"}  # what a pawn is on its zone (R5.1)
 
 
@@ -50,9 +64,7 @@ def hunters_zone(zone: dict, tile: dict, glyphs: list[str], notes: list[str], na
 def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: the animals with their points and the fish (left), the forest and meadow signs
     (right), then the pawn and the hut; returns the y below them."""
-    from hg_env import render as art
-
-    points = game.rules.spec.points
+    points, glyph_art = game.rules.spec.points, presentation(game.ruleset).glyphs
     for i, animal in enumerate(ANIMALS):
         ky = key_top + i * 22
         value = "eats a deer" if animal == "tiger" else str(getattr(points, animal))
@@ -64,8 +76,8 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     glyphs = art._ruleset_glyphs(game.ruleset)
     right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label
     for i, glyph in enumerate(glyphs):
-        art.GLYPH_DRAWERS[glyph](draw, right, key_top + 10 + 24 * i, 18)
-        draw.text((right + 12, key_top + 2 + 24 * i), art.GLYPH_NAMES[glyph], fill=art.INK, font=art._font(12))
+        glyph_art[glyph].draw(draw, right, key_top + 10 + 24 * i, 18)
+        draw.text((right + 12, key_top + 2 + 24 * i), glyph_art[glyph].name, fill=art.INK, font=art._font(12))
     y = max(ky + 24, key_top + 24 * len(glyphs)) + 4
     end = x0 + art.PANEL_WIDTH - 22
     figures = [

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hg_env import render as art
 from hg_env.core.ruleset import ABBOT, PAWN
-from hg_env.presentation import DrawnZone, Presentation, plain_zone
+from hg_env.presentation import DrawnZone, Glyph, Presentation, plain_zone
 from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
 
 if TYPE_CHECKING:
@@ -32,6 +33,51 @@ OCCUPY_HELP = (
 )
 
 
+def draw_coat_of_arms(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A coat of arms: a blue shield with a white rim and a white cross."""
+    s = size / 2
+    shield = [(-0.8, -0.9), (0.8, -0.9), (0.8, 0.1), (0.0, 0.95), (-0.8, 0.1)]
+    draw.polygon(art._shape(cx, cy, s, shield), fill=art.COAT_COLOR, outline=(255, 255, 255), width=2)
+    w = max(1, int(s * 0.22))
+    draw.line(art._shape(cx, cy, s, [(0.0, -0.7), (0.0, 0.65)]), fill=(255, 255, 255), width=w)
+    draw.line(art._shape(cx, cy, s, [(-0.6, -0.25), (0.6, -0.25)]), fill=(255, 255, 255), width=w)
+
+
+def draw_monastery(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A monastery: a white church with a red roof and a bell tower with a cross."""
+    s = size / 2
+    wall, roof = (246, 240, 226), (190, 52, 40)
+    draw.rectangle((cx - 0.85 * s, cy - 0.1 * s, cx + 0.45 * s, cy + 0.85 * s), fill=wall, outline=art.INK)
+    draw.polygon(art._shape(cx, cy, s, [(-0.98, -0.05), (-0.2, -0.6), (0.58, -0.05)]), fill=roof, outline=art.INK)
+    draw.rectangle((cx + 0.45 * s, cy - 0.55 * s, cx + 0.9 * s, cy + 0.85 * s), fill=wall, outline=art.INK)
+    draw.polygon(art._shape(cx, cy, s, [(0.38, -0.5), (0.675, -0.9), (0.97, -0.5)]), fill=roof, outline=art.INK)
+    draw.line(art._shape(cx, cy, s, [(0.675, -0.9), (0.675, -1.15)]), fill=art.INK, width=2)
+    draw.line(art._shape(cx, cy, s, [(0.57, -1.05), (0.78, -1.05)]), fill=art.INK, width=2)
+    draw.rectangle((cx - 0.32 * s, cy + 0.35 * s, cx - 0.08 * s, cy + 0.85 * s), fill=(110, 70, 40))
+
+
+def draw_garden(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A garden: a hedged square with a fountain and flower beds."""
+    s = size / 2
+    draw.rounded_rectangle((cx - s, cy - s, cx + s, cy + s), radius=s * 0.3, fill=(92, 160, 60), outline=(24, 80, 30))
+    draw.rounded_rectangle(
+        (cx - 0.72 * s, cy - 0.72 * s, cx + 0.72 * s, cy + 0.72 * s), radius=s * 0.2, fill=(214, 196, 150)
+    )
+    for (fx, fy), color in zip(
+        ((-0.4, -0.4), (0.4, -0.4), (-0.4, 0.4), (0.4, 0.4)), ((235, 60, 120),) * 2 + ((250, 210, 40),) * 2
+    ):
+        draw.ellipse(art._shape(cx, cy, s, [(fx - 0.24, fy - 0.24), (fx + 0.24, fy + 0.24)]), fill=(40, 120, 40))
+        draw.ellipse(art._shape(cx, cy, s, [(fx - 0.09, fy - 0.09), (fx + 0.09, fy + 0.09)]), fill=color)
+    draw.ellipse(art._shape(cx, cy, s, [(-0.2, -0.2), (0.2, 0.2)]), fill=art.LAKE_COLOR, outline=art.WATER_EDGE)
+
+
+GLYPHS = {
+    "coat": Glyph("S", "", draw_coat_of_arms, 0.21, (0.1, 0.11)),
+    "monastery": Glyph("M", "", draw_monastery, 0.3),
+    "garden": Glyph("G", "", draw_garden, 2 * art.PLOT_HALF),
+}
+
+
 def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     """A zone of carcassonne_tiles.json: a city's coats of arms, the cities a field borders, the river
     from its source (a spring) to its lake."""
@@ -43,31 +89,29 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     spring = plain.type == "river" and plain.ends and tile["kind"] == "river_source"
     if plain.type == "river" and plain.ends:
         notes.append("from its spring" if spring else "into the lake")
-    glyphs = (*plain.glyphs, *["coat"] * coats)
+    glyphs = (plain.type,) if plain.type in ("monastery", "garden") else ("coat",) * coats
     return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring})
 
 
 def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: cities, coats of arms, roads, monasteries and gardens with their points (left),
     the figures (right); returns the y below."""
-    from hg_env import render as art
-
     points, font = game.rules.spec.points, art._font(12)
     ky = key_top
     draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=art.CITY_COLOR, outline=art.CITY_WALL, width=2)
     draw.text((x0 + 24, ky + 2), f"city  {points.forest_tile} a tile", fill=art.INK, font=font)
     ky += 22
-    art._coat_of_arms(draw, x0 + 9, ky + 8, 15)
+    draw_coat_of_arms(draw, x0 + 9, ky + 8, 15)
     draw.text((x0 + 24, ky + 2), f"coat of arms  +{points.forest_bonus}", fill=art.INK, font=font)
     ky += 22
     draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_EDGE, width=7)
     draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_COLOR, width=4)
     draw.text((x0 + 24, ky + 2), f"road  {points.river_tile} a tile", fill=art.INK, font=font)
     ky += 22
-    art._monastery(draw, x0 + 9, ky + 9, 17)
+    draw_monastery(draw, x0 + 9, ky + 9, 17)
     draw.text((x0 + 24, ky + 2), f"monastery  {COMPLETE_CLOISTER}", fill=art.INK, font=font)
     ky += 22
-    art._garden(draw, x0 + 9, ky + 9, 16)
+    draw_garden(draw, x0 + 9, ky + 9, 16)
     draw.text((x0 + 24, ky + 2), f"garden  {COMPLETE_CLOISTER} (abbot)", fill=art.INK, font=font)
     abbot = game.rules.spec.pieces_of(game.rules)[ABBOT] > 0
     figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
@@ -89,5 +133,6 @@ PRESENTATION = Presentation(
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
     key=draw_key,
+    glyphs=GLYPHS,
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
 )

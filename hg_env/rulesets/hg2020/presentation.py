@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from hg_env.presentation import DrawnZone, Presentation
-from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, ROLES, draw_key, hunters_zone
+from typing import TYPE_CHECKING
+
+from hg_env import render as art
+from hg_env.presentation import DrawnZone, Glyph, Presentation
+from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, MUSHROOMS, ROLES, draw_key, hunters_zone
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw
+
 
 LEGEND = (
     "legend: . meadow  # forest  ~ river (a side reads bank~bank; - from a spring)  * corners: last tile\n"
@@ -17,6 +24,26 @@ OCCUPY_HELP = (
     "  retake 1 -2   (shaman) take back your pawn at (1,-2)\n"
     "  pit 1         (pit-trap option) tigers eat 1 deer in range"
 )
+
+SPECIAL_CODES = {
+    "shaman": "Sh",
+    "logboat": "Lb",
+    "hunting_trap": "Ht",
+    "pit_trap": "Pt",
+    "wildfire": "Wf",
+    "raft": "Rf",
+}
+
+
+def draw_menhir(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
+    """A standing stone: a tall grey slab with a rounded top."""
+    w, h = size * 0.42, size
+    draw.rounded_rectangle((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), radius=w * 0.45, fill=(170, 170, 165))
+    draw.rounded_rectangle((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), radius=w * 0.45, outline=art.INK, width=2)
+    draw.line((cx - w * 0.1, cy - h * 0.2, cx + w * 0.15, cy + h * 0.1), fill=(110, 110, 105), width=2)
+
+
+GLYPHS = {"menhir": Glyph("^", "menhir", draw_menhir, 0.26, (0.06, 0.13)), "mushrooms": MUSHROOMS}
 
 
 def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
@@ -39,4 +66,6 @@ PRESENTATION = Presentation(
     zone=drawn_zone,
     key=draw_key,
     roles=ROLES,
+    glyphs=GLYPHS,
+    special_codes=SPECIAL_CODES,
 )
