@@ -161,7 +161,7 @@ def zone_sides(ruleset: str, tile: int, rotation: int, local: int) -> list[str]:
 
 
 def zone_kind(ruleset: str, tile: int, local: int) -> int:
-    """The engine's role of a zone (``Z_MEADOW`` ... ``Z_WATER``, hg_env.core.tiles)."""
+    """The engine's role of a zone (``Z_LAND`` ... ``Z_WATER``, hg_env.core.tiles)."""
     tiles = get_ruleset(ruleset).tiles
     return int(tiles.ZONE_TYPE[tiles.TILE_ZONE[tile, local]])
 

@@ -79,7 +79,7 @@ def check_areas(state: State, game: int) -> None:
             assert (part.occupants[game, r] == a["occupants"]).all(), (name, part.occupants[game, r], a["occupants"])
             if name == "area":
                 lake_fish = int(lake_members(part.lakes[game, r], tiles.num_lakes) @ tiles.LAKE_FISH)
-                assert part.lake_fish[game, r] == lake_fish
+                assert part.attached_value[game, r] == lake_fish
                 if a["type"] == "meadow":
                     assert (counts[:4] == a["animals"]).all(), (counts[:4], a["animals"])
                 if a["type"] == "river":

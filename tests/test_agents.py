@@ -200,7 +200,7 @@ def test_agents_play_only_legal_actions_over_many_games() -> None:
 @pytest.mark.parametrize(("reach", "moves"), [(12, 70), (2, 30)])
 def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
     """Each open forest/river side scales its area by min(1, tiles still to come that fit its hole / HOLE_FITS)."""
-    from hg_env.core.tiles import FOREST, RIVER
+    from hg_env.core.tiles import ENCLOSURE, PATH
 
     tiles = get_ruleset("hg2020").tiles
     COMPAT, SIDE_TYPE, SIDE_ZONES, TILE_KIND = tiles.COMPAT, tiles.SIDE_TYPE, tiles.SIDE_ZONES, tiles.TILE_KIND
@@ -215,7 +215,7 @@ def test_hole_factors_match_a_plain_loop(reach: int, moves: int) -> None:
     sides = set()
     for tile, x, y, rot in game.placed_tiles():
         for d, (dx, dy) in enumerate([(0, -1), (1, 0), (0, 1), (-1, 0)]):
-            if SIDE_TYPE[tile, rot, d] not in (FOREST, RIVER) or game.tile_at(x + dx, y + dy) is not None:
+            if SIDE_TYPE[tile, rot, d] not in (ENCLOSURE, PATH) or game.tile_at(x + dx, y + dy) is not None:
                 continue
             root = int(s.area.find(np.array([0]), np.array([SIDE_ZONES[tile, rot, d, 1]]))[0])
             on_board = max(abs(x + dx), abs(y + dy)) <= board.reach

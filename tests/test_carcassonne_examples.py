@@ -17,7 +17,7 @@ import pytest
 
 from hg_env import Game
 from hg_env.core.ruleset import get_ruleset
-from hg_env.core.scoring import forest_value, river_value
+from hg_env.core.scoring import enclosure_value, path_value
 from hg_env.rulesets.carcassonne import features
 from tests.scenario import Scenario, check, find_events, play, run
 
@@ -537,12 +537,12 @@ def test_e15_abbot_on_a_completed_garden_scores_nine() -> None:
 
 # ---------------------------------------------------------------- V1: the river
 
-RIVER = {"ruleset": "carcassonne", "river": True}
+PATH = {"ruleset": "carcassonne", "river": True}
 
 
 def river_game(deck: list[int]) -> Game:
     """A river game (source 72 at (0,0) r0, flowing S) with this deck order."""
-    return Game(2, regular_deck=deck, **RIVER)
+    return Game(2, regular_deck=deck, **PATH)
 
 
 def place_river(game: Game, *moves: tuple[int, int, int]) -> None:
@@ -589,9 +589,9 @@ def test_e18_staircase_is_legal_throughout() -> None:
 # ---------------------------------------------------------------- E20: the formula table
 
 FORMULAS = [
-    ("road(tiles=3)", lambda: river_value(3, 0, POINTS), 3),
-    ("city(tiles=3, coats=1, complete)", lambda: forest_value(3, 1, POINTS), 8),
-    ("city(tiles=2, coats=0, complete)", lambda: forest_value(2, 0, POINTS), 4),
+    ("road(tiles=3)", lambda: path_value(3, 0, POINTS), 3),
+    ("city(tiles=3, coats=1, complete)", lambda: enclosure_value(3, 1, POINTS), 8),
+    ("city(tiles=2, coats=0, complete)", lambda: enclosure_value(2, 0, POINTS), 4),
     ("monastery(complete)", lambda: features.COMPLETE_CLOISTER, 9),
     ("field(completed cities bordering=4)", lambda: features.FARMER_CITY * 4, 12),
 ]

@@ -579,10 +579,10 @@ def test_x20_bonus_turn_of_the_last_land_tile(flag: bool | None) -> None:
 # ---------------------------------------------------------------- §5.3 formula checks
 
 FORMULAS = [
-    ("forest(tiles=4, mushrooms=0)", lambda: scoring.forest_value(4, 0, POINTS), 8),
-    ("forest(tiles=3, mushrooms=1)", lambda: scoring.forest_value(3, 1, POINTS), 8),
-    ("river(tiles=3, closing lakes with 1 and 2 fish)", lambda: scoring.river_value(3, 1 + 2, POINTS), 6),
-    ("river(tiles=2, both ends in one lake with 3 fish)", lambda: scoring.river_value(2, 3, POINTS), 5),
+    ("forest(tiles=4, mushrooms=0)", lambda: scoring.enclosure_value(4, 0, POINTS), 8),
+    ("forest(tiles=3, mushrooms=1)", lambda: scoring.enclosure_value(3, 1, POINTS), 8),
+    ("river(tiles=3, closing lakes with 1 and 2 fish)", lambda: scoring.path_value(3, 1 + 2, POINTS), 6),
+    ("river(tiles=2, both ends in one lake with 3 fish)", lambda: scoring.path_value(2, 3, POINTS), 5),
     ("meadow(M=2, A=1, D=2, T=1, fire=no)", lambda: scoring.meadow_value(2, 1, 2, 1, False, POINTS), 8),
     ("meadow(M=0, A=0, D=1, T=2)", lambda: scoring.meadow_value(0, 0, 1, 2, False, POINTS), 0),
     ("meadow(M=0, A=0, D=3, T=2, fire=yes)", lambda: scoring.meadow_value(0, 0, 3, 2, True, POINTS), 6),

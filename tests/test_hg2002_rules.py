@@ -258,7 +258,7 @@ def test_a_river_between_two_springs_is_complete() -> None:
 def test_river_zones_carry_no_fish() -> None:
     """K4, K13: every classic river zone has 0 fish, so a river's fish are its closing lakes'."""
     tiles = get_ruleset(RULESET).tiles
-    rivers = tiles.ZONE_TYPE == 2  # Z_RIVER
+    rivers = tiles.ZONE_TYPE == 2  # Z_PATH
     assert rivers.sum() == 94 and not tiles.ZONE_FISH[rivers].any()
 
 

@@ -24,7 +24,7 @@ from tests.test_rules_sections import (
 
 def test_q1_forest_scores_two_per_tile() -> None:
     """Q1: 2 per tile (+3 per mushroom group): the 4-tile forest of E2 is worth 8."""
-    assert scoring.forest_value(4, 0) == 8
+    assert scoring.enclosure_value(4, 0) == 8
     (forest, *_) = find_events(run(E2_E3, upto=5), "FOREST_SCORED")
     assert (forest["tileCount"], forest["points"]) == (4, 8)
 

@@ -143,9 +143,9 @@ def test_the_picture_key_shows_the_rulesets_own_points() -> None:
     draw = _Recorder()
     presentation("carcassonne").key(draw, game, 0, 0)
     points = game.rules.spec.points
-    assert f"city  {points.forest_tile} a tile" in draw.texts and "coat of arms  +2" in draw.texts
+    assert f"city  {points.enclosure_tile} a tile" in draw.texts and "coat of arms  +2" in draw.texts
     assert "garden  9 (abbot)" in draw.texts
-    game.rules.spec.__dict__["points"] = dataclasses.replace(points, forest_tile=5)  # a variant's points
+    game.rules.spec.__dict__["points"] = dataclasses.replace(points, enclosure_tile=5)  # a variant's points
     try:
         draw = _Recorder()
         presentation("carcassonne").key(draw, game, 0, 0)

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from hg_env.core import scoring
+from hg_env.rulesets import hunters_gatherers
+from hg_env.rulesets.hg2020 import powers
 from tests.scenario import Scenario, check, find_events, play, run
 
 # ---------------------------------------------------------------- §9.1 rulebook examples
@@ -507,18 +509,18 @@ def test_rulebook_example(scenario: Scenario) -> None:
 # ---------------------------------------------------------------- §9.2 formula table
 
 FORMULAS = [
-    ("forest(tiles=3, mushrooms=0)", lambda: scoring.forest_value(3, 0), 6),
-    ("forest(tiles=4, mushrooms=1)", lambda: scoring.forest_value(4, 1), 11),
-    ("river(tiles=3, fish=2)", lambda: scoring.river_value(3, 2), 5),
-    ("river(tiles=4, fish=5)", lambda: scoring.river_value(4, 5), 9),
+    ("forest(tiles=3, mushrooms=0)", lambda: scoring.enclosure_value(3, 0), 6),
+    ("forest(tiles=4, mushrooms=1)", lambda: scoring.enclosure_value(4, 1), 11),
+    ("river(tiles=3, fish=2)", lambda: scoring.path_value(3, 2), 5),
+    ("river(tiles=4, fish=5)", lambda: scoring.path_value(4, 5), 9),
     ("meadow(M=2, A=2, D=2, T=1, fire=no)", lambda: scoring.meadow_value(2, 2, 2, 1, False), 11),
     ("meadow(M=0, A=0, D=1, T=2)", lambda: scoring.meadow_value(0, 0, 1, 2), 0),
     ("meadow(M=0, A=0, D=3, T=5, fire=yes)", lambda: scoring.meadow_value(0, 0, 3, 5, True), 3),
     ("riverSystem(fish=8, raft=no)", lambda: scoring.river_system_value(8, 0, False), 8),
     ("riverSystem(fish=4, lakes=3, raft=yes)", lambda: scoring.river_system_value(4, 3, True), 7),
-    ("logboat(lakes=1)", lambda: scoring.logboat_value(1), 2),
-    ("logboat(lakes=4)", lambda: scoring.logboat_value(4), 8),
-    ("huntingTrap(M=1, A=0, D=2, T=1 in range)", lambda: scoring.hunting_trap_value(1, 0, 2, 1), 4),
+    ("logboat(lakes=1)", lambda: powers.logboat_value(1), 2),
+    ("logboat(lakes=4)", lambda: powers.logboat_value(4), 8),
+    ("huntingTrap(M=1, A=0, D=2, T=1 in range)", lambda: powers.hunting_trap_value(1, 0, 2, 1), 4),
 ]
 
 
@@ -542,9 +544,9 @@ def test_formulas_are_vectorised() -> None:
 def test_pit_trap_formula() -> None:
     """R7.15: deer far from the trap are eaten first; the wildfire makes the bonus the full in-range value."""
     # 2 deer in range, 1 out of range, 1 tiger: the tiger eats the far deer, both near deer score again.
-    assert scoring.pit_trap_bonus(deer=3, tigers=1, deer_out=1, mammoths_in=0, aurochs_in=0, deer_in=2) == 2
+    assert hunters_gatherers.pit_trap_bonus(deer=3, tigers=1, deer_out=1, mammoths_in=0, aurochs_in=0, deer_in=2) == 2
     # 2 tigers: one eats the far deer, one a near deer.
-    assert scoring.pit_trap_bonus(deer=3, tigers=2, deer_out=1, mammoths_in=0, aurochs_in=0, deer_in=2) == 1
+    assert hunters_gatherers.pit_trap_bonus(deer=3, tigers=2, deer_out=1, mammoths_in=0, aurochs_in=0, deer_in=2) == 1
     # E12: 2 M, 2 A, 1 D, 1 T all in range; the tiger eats the only deer: bonus 6 + 4 + 0 = 10.
-    assert scoring.pit_trap_bonus(deer=1, tigers=1, deer_out=0, mammoths_in=2, aurochs_in=2, deer_in=1) == 10
-    assert scoring.pit_trap_bonus(1, 1, 0, 2, 2, 1, fire=True) == 11  # R7.19: fire, nothing eaten
+    assert hunters_gatherers.pit_trap_bonus(deer=1, tigers=1, deer_out=0, mammoths_in=2, aurochs_in=2, deer_in=1) == 10
+    assert hunters_gatherers.pit_trap_bonus(1, 1, 0, 2, 2, 1, fire=True) == 11  # R7.19: fire, nothing eaten

@@ -78,7 +78,7 @@ def test_zone_counts() -> None:
     assert kinds == {"meadow": 196, "forest": 81, "river": 102, "lake": 29}
     assert Counter(z["forest_kind"] for _, z in zones_of("forest")) == {"menhir": 31, "mushrooms": 2, "plain": 48}
     assert T.num_zones == 408
-    assert Counter(T.ZONE_TYPE.tolist()) == {C.Z_MEADOW: 196, C.Z_FOREST: 81, C.Z_RIVER: 102, C.Z_LAKE: 29}
+    assert Counter(T.ZONE_TYPE.tolist()) == {C.Z_LAND: 196, C.Z_ENCLOSURE: 81, C.Z_PATH: 102, C.Z_LAKE: 29}
 
 
 def test_menhir_and_mushroom_forests() -> None:
@@ -327,7 +327,7 @@ def test_rotation_convention_tables() -> None:
                 slots = zones if len(zones) == 3 else [-1, zones[0], -1]
                 assert T.SIDE_ZONES[tid, r, d].tolist() == slots  # clockwise order kept (R2.2)
     # The spec's example: with r = 1 the printed N side faces E. Tile 37 is F M M M.
-    assert T.SIDE_TYPE[37, 1].tolist() == [C.MEADOW, C.FOREST, C.MEADOW, C.MEADOW]
+    assert T.SIDE_TYPE[37, 1].tolist() == [C.LAND, C.ENCLOSURE, C.LAND, C.LAND]
     assert C.DIRECTION_OFFSETS.tolist() == [[0, -1], [1, 0], [0, 1], [-1, 0]]  # R2.1: N E S W
 
 

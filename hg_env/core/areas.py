@@ -21,7 +21,7 @@ Accumulators are valid at roots only:
 * ``open``: open connections (a join of areas a, b gives a + b - 2; a join of an
   area with itself, closing a loop, gives a - 2);
 * ``tiles``: bitset of tile ids, so ``tile_count`` counts *distinct* tiles (Q15);
-* ``lakes``: bitset of lake numbers attached to a river area, so ``lake_fish``
+* ``lakes``: bitset of lake numbers attached to a river area, so ``attached_value``
   counts a lake closing both ends of one river once (Q14);
 * ``borders``: bitset of the forest / city zones a meadow / field borders
   (Carcassonne farmers: the cities next to their field);
@@ -50,10 +50,10 @@ from hg_env.core.tiles import (
     NUM_COUNTS,
     TIGER,
     TILE_WORDS,
-    Z_FOREST,
+    Z_ENCLOSURE,
     Z_LAKE,
-    Z_MEADOW,
-    Z_RIVER,
+    Z_LAND,
+    Z_PATH,
     TileSet,
 )
 
@@ -98,12 +98,14 @@ def popcount(bits: np.ndarray) -> np.ndarray:
 #                + fish + 3 x mammoths + 2 x aurochs + deer, the live animals); see observation.py
 #   10 open      open connections
 #   11 tiles     distinct tiles (derived: popcount of the tile bitset)
-#   12 lake_fish fish of the distinct lakes attached to a river area (derived from the lake bitset)
+#   12 attached  value the area gets from features outside it: the fish of the distinct lakes closing a
+#                path (H&G river; derived from the lake bitset); an observation may show a ruleset's own
+#                value there (``Ruleset.observe_areas``: a Carcassonne field's farmer points)
 #   13..17       occupants per seat: pawns (area partition) or huts (system partition)
 # open..occupants come last, side by side: observation.py reads them as one block.
 SIZE, COUNTS = 0, 1
 WORTH = COUNTS + NUM_COUNTS
-OPEN, TILES, LAKE_FISH, OCCUPANTS = WORTH + 1, WORTH + 2, WORTH + 3, WORTH + 4
+OPEN, TILES, ATTACHED_VALUE, OCCUPANTS = WORTH + 1, WORTH + 2, WORTH + 3, WORTH + 4
 NUM_SUMS = OCCUPANTS + MAX_PLAYERS
 # Columns of ``Partition.bits`` (uint64), merged by bitwise or: tile ids, lake numbers, then the
 # border words (AreaTables.border_words of them, only where some tile has borders).
@@ -135,8 +137,8 @@ class Partition:
         return self.sums[..., TILES]
 
     @property
-    def lake_fish(self) -> np.ndarray:
-        return self.sums[..., LAKE_FISH]
+    def attached_value(self) -> np.ndarray:
+        return self.sums[..., ATTACHED_VALUE]
 
     @property
     def counts(self) -> np.ndarray:
@@ -236,7 +238,7 @@ class Partition:
         lakes = bits[grown, LAKE_BITS]
         wet = lakes.nonzero()[0]  # only river areas flowing into lakes have any (the others' sum is 0)
         if len(wet):
-            sums[grown[wet], LAKE_FISH] = lake_fish_of(lakes[wet], tables.lake_fish_by_byte)
+            sums[grown[wet], ATTACHED_VALUE] = lake_fish_of(lakes[wet], tables.lake_fish_by_byte)
 
     def union_one(self, a: list[int], b: list[int], tables: AreaTables) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
@@ -301,7 +303,7 @@ class Partition:
         words = self.bits[0, root].tolist()
         sums[root, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
         if words[LAKE_BITS]:  # only river areas flowing into lakes have any
-            sums[root, LAKE_FISH] = lake_fish_of(self.bits[0, root, LAKE_BITS], tables.lake_fish_by_byte)
+            sums[root, ATTACHED_VALUE] = lake_fish_of(self.bits[0, root, LAKE_BITS], tables.lake_fish_by_byte)
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
@@ -420,14 +422,14 @@ class AreaTables:
         # Weights of the content counts in ``worth``: each area holds counts of its own kind only.
         self.worth_weights = np.zeros(NUM_COUNTS, dtype=np.int16)
         self.worth_weights[[C_BONUS, C_FISH, MAMMOTH, AUROCHS, DEER]] = (
-            points.forest_bonus,
-            points.river_fish,
+            points.enclosure_bonus,
+            points.path_fish,
             points.mammoth,
             points.aurochs,
             points.deer,
         )
         # Border bitsets number the forest / city zones: FOREST_NUMBER[z] (-1 for other zones).
-        forests = np.flatnonzero(tiles.ZONE_TYPE == Z_FOREST)
+        forests = np.flatnonzero(tiles.ZONE_TYPE == Z_ENCLOSURE)
         self.forest_zones = forests
         self.forest_number = np.full(tiles.num_zones, -1, dtype=np.int64)
         self.forest_number[forests] = np.arange(len(forests))
@@ -454,15 +456,15 @@ class AreaTables:
     @cached_property
     def area_template(self) -> Partition:
         t, part = self.tiles, self._singletons()
-        meadow = t.ZONE_TYPE == Z_MEADOW
+        meadow = t.ZONE_TYPE == Z_LAND
         part.counts[0, meadow, MAMMOTH : TIGER + 1] = t.ZONE_ANIMALS[meadow]
-        river = t.ZONE_TYPE == Z_RIVER
+        river = t.ZONE_TYPE == Z_PATH
         part.counts[0, river, C_FISH] = t.ZONE_FISH[river]
         part.counts[0, :, C_BONUS] = t.ZONE_BONUS
         part.counts[0, :, C_TRIGGER] = t.ZONE_TRIGGER
         attached = t.RIVER_LAKE >= 0
         part.lakes[0, attached] = _ONE << t.ZONE_LAKE_INDEX[t.RIVER_LAKE[attached]].astype(np.uint64)
-        part.lake_fish[0, attached] = t.ZONE_FISH[t.RIVER_LAKE[attached]]
+        part.attached_value[0, attached] = t.ZONE_FISH[t.RIVER_LAKE[attached]]
         if self.border_words:
             z, k = np.nonzero(t.ZONE_BORDERS >= 0)
             number = self.forest_number[t.ZONE_BORDERS[z, k]]
@@ -472,7 +474,7 @@ class AreaTables:
     @cached_property
     def system_template(self) -> Partition:
         t, part = self.tiles, self._singletons()
-        water = (t.ZONE_TYPE == Z_RIVER) | (t.ZONE_TYPE == Z_LAKE)
+        water = (t.ZONE_TYPE == Z_PATH) | (t.ZONE_TYPE == Z_LAKE)
         part.counts[0, water, C_FISH] = t.ZONE_FISH[water]
         part.counts[0, t.ZONE_TYPE == Z_LAKE, C_LAKES] = 1
         for river in np.flatnonzero(t.RIVER_LAKE >= 0):  # a river->lake link has no side segment: a + b, no -2

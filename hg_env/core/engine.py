@@ -36,7 +36,7 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.actions import action_layout, pick_rows, sample_rows
-from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
+from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, Ruleset
@@ -53,7 +53,7 @@ from hg_env.core.state import (
     empty_state,
     player_counts,
 )
-from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_FOREST, Z_RIVER
+from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_ENCLOSURE, Z_PATH
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
 _ROW_ZERO = np.zeros(1, dtype=np.int64)  # the one game of a single-game state (read-only use)
@@ -905,9 +905,9 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
     rows = some[rows]
     count = state.area.tile_count[sg, root].astype(np.int64)
     counts = state.area.counts[sg, root].astype(np.int64)
-    forest = tiles.ZONE_TYPE[root] == Z_FOREST
-    fish = counts[:, C_FISH] + state.area.lake_fish[sg, root]  # R2.17 riverFish
-    value = np.where(forest, points.forest(count, counts[:, C_BONUS]), points.river(count, fish))
+    enclosed = tiles.ZONE_TYPE[root] == Z_ENCLOSURE
+    fish = counts[:, C_FISH] + state.area.attached_value[sg, root]  # R2.17 riverFish
+    value = np.where(enclosed, points.enclosure(count, counts[:, C_BONUS]), points.path(count, fish))
     scorers = majority(state.area.occupants[sg, root])
     np.add.at(state.score, sg, value[:, None] * scorers)
     members = tile_members(state.area.tiles[sg, root], tiles.num_tiles)
@@ -915,7 +915,7 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
         for i, x in enumerate(sg):
             if not scorers[i].any():
                 continue
-            event = _closed_event(spec, bool(forest[i]), int(counts[i, C_BONUS]), int(fish[i]))
+            event = _closed_event(spec, bool(enclosed[i]), int(counts[i, C_BONUS]), int(fish[i]))
             event.update(
                 scorers=np.flatnonzero(scorers[i]).tolist(),
                 points=int(value[i]),
@@ -923,7 +923,7 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
                 tileIds=np.flatnonzero(members[i]).tolist(),
             )
             state.events[x].append(event)
-    for i in np.flatnonzero(forest & (counts[:, C_TRIGGER] > 0)).tolist():  # the tile sets only name tiles in events
+    for i in np.flatnonzero(enclosed & (counts[:, C_TRIGGER] > 0)).tolist():  # the tile sets only name tiles in events
         tile_ids = set() if state.events is None else set(np.flatnonzero(members[i]).tolist())
         trigger_areas.setdefault(int(rows[i]), []).append(tile_ids)
     # R6.4: every pawn of a scored area returns, majority and minority alike.
@@ -950,9 +950,9 @@ def _score_closed_one(state: State, game: int) -> list[set[int]]:
     for root in closed:
         row = area.sums[game, root].tolist()
         count, bonus, trigger = row[TILES], row[COUNTS + C_BONUS], row[COUNTS + C_TRIGGER]
-        fish = row[COUNTS + C_FISH] + row[LAKE_FISH]  # R2.17 riverFish
-        forest = tiles.ZONE_TYPE[root] == Z_FOREST
-        value = points.forest(count, bonus) if forest else points.river(count, fish)  # the batched path's formulas
+        fish = row[COUNTS + C_FISH] + row[ATTACHED_VALUE]  # R2.17 riverFish
+        enclosed = tiles.ZONE_TYPE[root] == Z_ENCLOSURE
+        value = points.enclosure(count, bonus) if enclosed else points.path(count, fish)  # the batched path's formulas
         occupants = row[OCCUPANTS:]
         top = max(occupants)
         scorers = [seat for seat, n in enumerate(occupants) if top > 0 and n == top]  # R6.1
@@ -960,10 +960,10 @@ def _score_closed_one(state: State, game: int) -> list[set[int]]:
             state.score[game, seat] += value
         members = _bit_ids(area.bits[game, root, TILE_BITS].tolist())
         if state.events is not None and scorers:
-            event = _closed_event(spec, bool(forest), bonus, fish)
+            event = _closed_event(spec, bool(enclosed), bonus, fish)
             event.update(scorers=scorers, points=value, tileCount=count, tileIds=members)
             state.events[game].append(event)
-        if forest and trigger > 0:
+        if enclosed and trigger > 0:
             triggers.append(set(members))
         # R6.4: every pawn of a scored area returns, majority and minority alike.
         seat, kind, local = (
@@ -990,12 +990,12 @@ def _bit_ids(words: list[int]) -> list[int]:
     return ids
 
 
-def _closed_event(spec: Ruleset, forest: bool, bonus: int, fish: int) -> dict:
+def _closed_event(spec: Ruleset, enclosed: bool, bonus: int, fish: int) -> dict:
     """The start of a completed forest's / river's scoring event (Appendix B names, per ruleset)."""
-    name = spec.area_names[Z_FOREST if forest else Z_RIVER].upper()
-    if forest:
+    name = spec.area_names[Z_ENCLOSURE if enclosed else Z_PATH].upper()
+    if enclosed:
         return {"type": f"{name}_SCORED", spec.bonus_event_key: bonus}
-    return {"type": f"{name}_SCORED", "fish": fish} if spec.points.river_fish else {"type": f"{name}_SCORED"}
+    return {"type": f"{name}_SCORED", "fish": fish} if spec.points.path_fish else {"type": f"{name}_SCORED"}
 
 
 # ---------------------------------------------------------------- end of game

@@ -56,12 +56,12 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.areas import COUNTS, LAKE_FISH, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH
+from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH
 from hg_env.core.arrays import nonzero
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
-from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_FOREST, Z_LAKE, Z_RIVER
+from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_LAKE, Z_PATH
 
 SEATS = [f"p{k}" for k in range(MAX_PLAYERS)]
 AREA_FEATURES = ["open", "tiles", "value"] + [f"occ_{p}" for p in SEATS]
@@ -137,7 +137,7 @@ class Observer:
         self.value_tiles = np.zeros(len(self.blocks) * z + 1, dtype=np.int16)  # systems and the zero row: 0
         points = spec.points
         self.value_tiles[:z] = np.select(
-            [t.ZONE_TYPE == Z_FOREST, t.ZONE_TYPE == Z_RIVER], [points.forest_tile, points.river_tile], 0
+            [t.ZONE_TYPE == Z_ENCLOSURE, t.ZONE_TYPE == Z_PATH], [points.enclosure_tile, points.path_tile], 0
         )
 
     def _static_table(self, contents: dict[str, np.ndarray]) -> np.ndarray:
@@ -294,7 +294,7 @@ class Observer:
         for b, name in enumerate(self.blocks):
             block = sums[:, b * z : (b + 1) * z]
             partitions[name].sums.reshape(-1, NUM_SUMS).take(offsets + roots[name], axis=0, out=block, mode="clip")
-        value = sums[..., LAKE_FISH]  # a view: the column becomes the value (AREA_FEATURES order)
+        value = sums[..., ATTACHED_VALUE]  # a view: the column becomes the value (AREA_FEATURES order)
         value += sums[..., WORTH] + sums[..., TILES] * self.value_tiles
         area_roots = roots["area"]
         if self.animals:  # meadows: deer eaten by tigers (only meadows hold animals)

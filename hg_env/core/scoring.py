@@ -16,10 +16,10 @@ import numpy as np
 class Points:
     """Point values of one ruleset (defaults: Hunters & Gatherers 2020)."""
 
-    forest_tile: int = 2  # R6.2: per tile of a completed forest (Carcassonne: city)
-    forest_bonus: int = 3  # R6.2: per mushroom group (2002: mushroom patch; Carcassonne: coat of arms)
-    river_tile: int = 1  # R6.3: per tile of a completed river (Carcassonne: road)
-    river_fish: int = 1  # R6.3: per fish in the river and its closing lakes (Carcassonne: 0)
+    enclosure_tile: int = 2  # R6.2: per tile of a completed forest (Carcassonne: city)
+    enclosure_bonus: int = 3  # R6.2: per mushroom group (2002: mushroom patch; Carcassonne: coat of arms)
+    path_tile: int = 1  # R6.3: per tile of a completed river (Carcassonne: road)
+    path_fish: int = 1  # R6.3: per fish in the river and its closing lakes (Carcassonne: 0)
     mammoth: int = 3  # R8.3 (2002: 2)
     aurochs: int = 2  # R8.3 (2002: 2)
     deer: int = 1  # R8.3: per deer not eaten (2002: 2)
@@ -27,26 +27,26 @@ class Points:
 
     # The value of a completed area, written once: plain arithmetic, so the batched scoring (arrays) and
     # the single-game scoring (Python ints) compute it with the same expression.
-    def forest(self, tiles, bonus):
+    def enclosure(self, tiles, bonus):
         """R6.2: a completed forest (city): per tile plus per bonus (mushroom group, coat of arms)."""
-        return self.forest_tile * tiles + self.forest_bonus * bonus
+        return self.enclosure_tile * tiles + self.enclosure_bonus * bonus
 
-    def river(self, tiles, fish):
+    def path(self, tiles, fish):
         """R6.3: a completed river (road): per tile plus per fish in it and in the lakes closing it."""
-        return self.river_tile * tiles + self.river_fish * fish
+        return self.path_tile * tiles + self.path_fish * fish
 
 
 HG2020 = Points()
 
 
-def forest_value(tiles, bonus, points: Points = HG2020):
+def enclosure_value(tiles, bonus, points: Points = HG2020):
     """R6.2: 2 per tile plus 3 per mushroom group (``points`` for other rulesets)."""
-    return points.forest(np.asarray(tiles), np.asarray(bonus))
+    return points.enclosure(np.asarray(tiles), np.asarray(bonus))
 
 
-def river_value(tiles, fish, points: Points = HG2020):
+def path_value(tiles, fish, points: Points = HG2020):
     """R6.3: 1 per tile plus 1 per fish in the river and the lakes closing it."""
-    return points.river(np.asarray(tiles), np.asarray(fish))
+    return points.path(np.asarray(tiles), np.asarray(fish))
 
 
 def deer_eaten(deer, tigers, fire=False):
@@ -64,36 +64,9 @@ def meadow_value(mammoths, aurochs, deer, tigers, fire=False, points: Points = H
     return animal_value(mammoths, aurochs, deer, points) - points.deer * deer_eaten(deer, tigers, fire)
 
 
-def pit_trap_bonus(deer, tigers, deer_out, mammoths_in, aurochs_in, deer_in, fire=False, eaten_in=None):
-    """R7.15: the in-range animals score again; deer far from the trap are eaten first.
-
-    ``eaten_in`` overrides how many in-range deer are eaten (the
-    ``pit_trap_deer_choice="player_choice"`` option)."""
-    eaten = deer_eaten(deer, tigers, fire)
-    if eaten_in is None:
-        eaten_in = eaten - np.minimum(eaten, deer_out)
-    return 3 * np.asarray(mammoths_in) + 2 * np.asarray(aurochs_in) + deer_in - eaten_in
-
-
-def pit_trap_eaten_range(deer, tigers, deer_out, deer_in, fire=False):
-    """Lowest and highest number of in-range deer the tigers may eat (R7.15)."""
-    eaten = deer_eaten(deer, tigers, fire)
-    return np.maximum(0, eaten - deer_out), np.minimum(eaten, deer_in)
-
-
 def river_system_value(fish, lakes, raft=False, points: Points = HG2020):
     """R8.2.3 / R7.18: 1 per fish, plus 1 per lake when the system holds the raft."""
     return points.system_fish * np.asarray(fish) + np.where(raft, lakes, 0)
-
-
-def logboat_value(lakes):
-    """R7.5: 2 points per lake of the logboat's river system."""
-    return 2 * np.asarray(lakes)
-
-
-def hunting_trap_value(mammoths, aurochs, deer, tigers, fire=False):
-    """R7.9: 3M + 2A + max(0, D - T) over the animals in range."""
-    return meadow_value(mammoths, aurochs, deer, tigers, fire)
 
 
 def majority(occupants: np.ndarray) -> np.ndarray:

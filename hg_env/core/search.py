@@ -63,12 +63,12 @@ from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
     C_FISH,
     C_LAKES,
-    FOREST,
-    RIVER,
-    Z_FOREST,
+    ENCLOSURE,
+    PATH,
+    Z_ENCLOSURE,
     Z_GARDEN,
     Z_MONASTERY,
-    Z_RIVER,
+    Z_PATH,
     TileSet,
 )
 
@@ -217,7 +217,7 @@ def hole_factors(state: State, games: np.ndarray) -> np.ndarray:
         nb = state.board.neighbor[cell, d]
         kind = tiles.SIDE_TYPE[t, rot, d]
         empty = (nb < 0) | (state.board_tile[b, np.maximum(nb, 0)] < 0)
-        sel = ((kind == FOREST) | (kind == RIVER)) & empty
+        sel = ((kind == ENCLOSURE) | (kind == PATH)) & empty
         rows.append(row[sel])
         zones.append(tiles.SIDE_ZONES[t[sel], rot[sel], d, 1])
         holes.append(nb[sel])
@@ -252,7 +252,7 @@ def area_hole_factors(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray:
     at_nb = b[:, None] * num_cells + np.maximum(nb, 0)
     empty = (nb < 0) | (state.board_tile.reshape(-1).take(at_nb) < 0)
     kind = tiles.SIDE_TYPE.reshape(-1, 4).take(tile_rot, axis=0)
-    side, d = nonzero(((kind == FOREST) | (kind == RIVER)) & empty)
+    side, d = nonzero(((kind == ENCLOSURE) | (kind == PATH)) & empty)
     zone = tiles.SIDE_ZONES[tile_rot[side] >> 2, tile_rot[side] & 3, d, 1]
     own = state.area.parent.reshape(-1).take(b[side] * num_zones + zone) == z.take(pair[side])  # this area's side
     p, hole = pair[side[own]], nb[side[own], d[own]]
@@ -295,7 +295,7 @@ def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray
     forests or rivers (cities, roads), and monasteries with a monk whose 3x3 block is full."""
     tiles = state.spec.tiles
     kind = tiles.ZONE_TYPE[z]
-    done = (state.area.sum_rows(g, z)[:, OPEN] == 0) & ((kind == Z_FOREST) | (kind == Z_RIVER))
+    done = (state.area.sum_rows(g, z)[:, OPEN] == 0) & ((kind == Z_ENCLOSURE) | (kind == Z_PATH))
     cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
     if cloister.any():
         gc, tc = g[cloister], tiles.ZONE_TILE[z[cloister]]

@@ -24,8 +24,8 @@ Index conventions (shared by every ruleset)
   ``A[1]-B[1]``, ``A[0]-B[2]`` and ``A[2]-B[0]`` (the banks cross).
 
 Zone types are roles shared by the rulesets (the names a ruleset prints are its own):
-``Z_MEADOW`` scored at the end by majority (H&G meadow, Carcassonne field),
-``Z_FOREST`` closable, splits nothing (forest, city), ``Z_RIVER`` closable, runs
+``Z_LAND`` scored at the end by majority (H&G meadow, Carcassonne field),
+``Z_ENCLOSURE`` closable, splits nothing (forest, city), ``Z_PATH`` closable, runs
 through split sides (river, road), ``Z_LAKE`` (H&G lake), ``Z_MONASTERY`` and
 ``Z_GARDEN`` (scored by their 3x3 block), ``Z_WATER`` (the Carcassonne river:
 splits fields, never scored or occupied).
@@ -48,11 +48,16 @@ DIRECTION_NAMES = ("N", "E", "S", "W")
 # (dx, dy) per direction; x grows east, y grows south.
 DIRECTION_OFFSETS = np.array([(0, -1), (1, 0), (0, 1), (-1, 0)], dtype=np.int64)
 
-# Side terrain codes (0 = empty position).
-MEADOW, FOREST, RIVER, WATER = 1, 2, 3, 4
+# Side terrain codes (0 = empty position), named by role; each ruleset names its own terrains
+# (``Vocabulary.terrains``): LAND the open ground (H&G meadow, Carcassonne field), ENCLOSURE the land an
+# enclosed area shows (forest, city), PATH a side a path crosses, its banks on either hand (river, road),
+# WATER a second path that joins no path (the Carcassonne river).
+LAND, ENCLOSURE, PATH, WATER = 1, 2, 3, 4
 
-# Zone types (roles; see the module docstring).
-Z_MEADOW, Z_FOREST, Z_RIVER, Z_LAKE, Z_MONASTERY, Z_GARDEN, Z_WATER = range(7)
+# Zone types (roles; see the module docstring): Z_LAND an area never completed, scored at the end
+# (meadow, field); Z_ENCLOSURE an area completed when enclosed (forest, city); Z_PATH an area between two
+# ends (river, road). ``Ruleset.area_names`` says what a game calls each.
+Z_LAND, Z_ENCLOSURE, Z_PATH, Z_LAKE, Z_MONASTERY, Z_GARDEN, Z_WATER = range(7)
 NUM_ZONE_TYPES = 7
 
 # Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles), and the
@@ -93,7 +98,7 @@ class Vocabulary:
     """How a ruleset's catalogue file names things: side terrains, tile kinds, and a function
     reading one zone's facts. The specials listed here get an index (0 = none) in ``ZONE_SPECIAL``."""
 
-    terrains: dict[str, int]  # side terrain name -> MEADOW / FOREST / RIVER / WATER
+    terrains: dict[str, int]  # side terrain name -> LAND / ENCLOSURE / PATH / WATER
     kinds: dict[str, int]  # tile kind name -> KIND_*
     zone_facts: Callable[[dict], ZoneFacts]
     specials: tuple[str, ...] = ()
@@ -238,7 +243,7 @@ class TileSet:
     def CLOSABLE(self) -> np.ndarray:
         """[tile, local] the zone is a forest or river (city, road): scored when completed."""
         zone_type = self.ZONE_TYPE[np.maximum(self.TILE_ZONE, 0)]
-        return (self.TILE_ZONE >= 0) & np.isin(zone_type, [Z_FOREST, Z_RIVER])
+        return (self.TILE_ZONE >= 0) & np.isin(zone_type, [Z_ENCLOSURE, Z_PATH])
 
     @cached_property
     def CLOSABLE_TABLE(self) -> np.ndarray:

@@ -12,19 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core import search
-from hg_env.core.areas import COUNTS, LAKE_FISH, TILES, WORTH
+from hg_env.core.areas import ATTACHED_VALUE, COUNTS, TILES, WORTH
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import animal_dict, occupied_roots, remove_figures, special_root
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import HUT, PAWN, OccupantKind
 from hg_env.core.scoring import (
     deer_eaten,
-    forest_value,
+    enclosure_value,
     majority,
     meadow_value,
-    pit_trap_bonus,
+    path_value,
     river_system_value,
-    river_value,
 )
 from hg_env.core.state import State
 from hg_env.core.tiles import (
@@ -33,34 +32,34 @@ from hg_env.core.tiles import (
     C_FISH,
     C_LAKES,
     DEER,
-    FOREST,
+    ENCLOSURE,
     KIND_REGULAR,
     KIND_START,
+    LAND,
     MAMMOTH,
     MAX_LOCAL_ZONES,
-    MEADOW,
-    RIVER,
+    PATH,
     TIGER,
-    Z_FOREST,
+    Z_ENCLOSURE,
     Z_LAKE,
-    Z_MEADOW,
-    Z_RIVER,
+    Z_LAND,
+    Z_PATH,
     TileSet,
 )
 
-TERRAINS = {"meadow": MEADOW, "forest": FOREST, "river": RIVER}
-ZONE_TYPES = {"meadow": Z_MEADOW, "forest": Z_FOREST, "river": Z_RIVER, "lake": Z_LAKE}
-AREA_NAMES = {Z_MEADOW: "meadow", Z_FOREST: "forest", Z_RIVER: "river"}
+TERRAINS = {"meadow": LAND, "forest": ENCLOSURE, "river": PATH}
+ZONE_TYPES = {"meadow": Z_LAND, "forest": Z_ENCLOSURE, "river": Z_PATH, "lake": Z_LAKE}
+AREA_NAMES = {Z_LAND: "meadow", Z_ENCLOSURE: "forest", Z_PATH: "river"}
 KINDS = {"start": KIND_START, "regular": KIND_REGULAR}
 # Pawns go on a side zone (local 0-7), huts on a water zone (local 0-9): R5.1, R5.7.
 OCCUPANTS = (OccupantKind("pawn", PAWN, 8, "area"), OccupantKind("hut", HUT, MAX_LOCAL_ZONES, "system"))
 HUT_TARGETS = ("canonical", "all_water_zones")
 # Area plane groups of the observation: (name, partition, zone types).
 OBSERVED_AREAS = (
-    ("forest", "area", (Z_FOREST,)),
-    ("meadow", "area", (Z_MEADOW,)),
-    ("river", "area", (Z_RIVER,)),
-    ("system", "system", (Z_RIVER, Z_LAKE)),
+    ("forest", "area", (Z_ENCLOSURE,)),
+    ("meadow", "area", (Z_LAND,)),
+    ("river", "area", (Z_PATH,)),
+    ("system", "system", (Z_PATH, Z_LAKE)),
 )
 
 
@@ -71,9 +70,9 @@ def occupant_table(tiles: TileSet, rules: Rules) -> np.ndarray:
     t, local, kind = tiles.ZONE_TILE, tiles.ZONE_LOCAL, tiles.ZONE_TYPE
     table[t, 0, local] = kind != Z_LAKE
     if rules.hut_targets == "all_water_zones":
-        table[t, 1, local] = (kind == Z_RIVER) | (kind == Z_LAKE)
+        table[t, 1, local] = (kind == Z_PATH) | (kind == Z_LAKE)
     else:  # canonical: lakes, and rivers flowing into no lake
-        table[t, 1, local] = (kind == Z_LAKE) | ((kind == Z_RIVER) & (tiles.RIVER_LAKE[z] < 0))
+        table[t, 1, local] = (kind == Z_LAKE) | ((kind == Z_PATH) & (tiles.RIVER_LAKE[z] < 0))
     return np.concatenate([table[:, 0, :8], table[:, 1]], axis=1)
 
 
@@ -86,10 +85,21 @@ def meadow_zones_near(state: State, g: np.ndarray, cell: np.ndarray, root: np.nd
     placed = np.where(block >= 0, state.board_tile[g[:, None], np.maximum(block, 0)], -1)
     zones = np.where(placed[:, :, None] >= 0, tiles.TILE_ZONE[np.maximum(placed, 0)], -1).reshape(len(g), -1)
     safe = np.maximum(zones, 0)
-    meadow = (zones >= 0) & (tiles.ZONE_TYPE[safe] == Z_MEADOW)
+    meadow = (zones >= 0) & (tiles.ZONE_TYPE[safe] == Z_LAND)
     inside = meadow & (state.area.find(g[:, None], safe) == root[:, None])
     rows, cols = nonzero(inside)
     return rows, zones[rows, cols]
+
+
+def pit_trap_bonus(deer, tigers, deer_out, mammoths_in, aurochs_in, deer_in, fire=False, eaten_in=None):
+    """R7.15: the in-range animals score again; deer far from the trap are eaten first.
+
+    ``eaten_in`` overrides how many in-range deer are eaten (the
+    ``pit_trap_deer_choice="player_choice"`` option)."""
+    eaten = deer_eaten(deer, tigers, fire)
+    if eaten_in is None:
+        eaten_in = eaten - np.minimum(eaten, deer_out)
+    return 3 * np.asarray(mammoths_in) + 2 * np.asarray(aurochs_in) + deer_in - eaten_in
 
 
 def live_animals(state: State, g: np.ndarray, zone: np.ndarray) -> np.ndarray:
@@ -119,11 +129,11 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     # 1. Gatherers and fishers leave without scoring.
     gi, ti = nonzero((state.occupant_seat[g] >= 0) & (state.occupant_kind[g] == PAWN))
     zone = tiles.TILE_ZONE[ti, state.occupant_local[g[gi], ti]]
-    leaving = tiles.ZONE_TYPE[zone] != Z_MEADOW
+    leaving = tiles.ZONE_TYPE[zone] != Z_LAND
     remove_figures(state, g[gi[leaving]], ti[leaving])
     # 2. Meadows with hunters (R8.3), the fire (R7.17, S2), the pit trap (R7.15) and the shrine (S1).
     rows, root = occupied_roots(state, g, huts=False)  # the pawns left stand in meadows
-    hunted = tiles.ZONE_TYPE[root] == Z_MEADOW
+    hunted = tiles.ZONE_TYPE[root] == Z_LAND
     rows, root = rows[hunted], root[hunted]
     counts = state.area.counts[g[rows], root].astype(np.int64)
     m, a, d, t = counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER]
@@ -228,7 +238,7 @@ def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     kind = tiles.ZONE_TYPE[z]
     sums = state.area.sum_rows(g, z).astype(np.float64)
     counts, count = sums[:, COUNTS:WORTH], sums[:, TILES]  # distinct tiles
-    fish = counts[:, C_FISH] + sums[:, LAKE_FISH]  # its own fish and the fish of the lakes it flows into
+    fish = counts[:, C_FISH] + sums[:, ATTACHED_VALUE]  # its own fish and the fish of the lakes it flows into
     fire = (
         np.zeros(len(z), dtype=bool)
         if spec.fire_power is None
@@ -236,10 +246,10 @@ def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     )
     meadow = meadow_value(counts[:, MAMMOTH], counts[:, AUROCHS], counts[:, DEER], counts[:, TIGER], fire, points)
     p = np.zeros(len(z))
-    closable = (kind == Z_FOREST) | (kind == Z_RIVER)  # meadows never close: their value is final
+    closable = (kind == Z_ENCLOSURE) | (kind == Z_PATH)  # meadows never close: their value is final
     p[closable] = search.completion_probability(state, g[closable], z[closable], left[closable])
     return np.select(
-        [kind == Z_FOREST, kind == Z_RIVER, kind == Z_MEADOW],
-        [p * forest_value(count, counts[:, C_BONUS], points), p * river_value(count, fish, points), meadow],
+        [kind == Z_ENCLOSURE, kind == Z_PATH, kind == Z_LAND],
+        [p * enclosure_value(count, counts[:, C_BONUS], points), p * path_value(count, fish, points), meadow],
         0.0,
     )

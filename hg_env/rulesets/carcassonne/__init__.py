@@ -18,21 +18,21 @@ from hg_env.core.rules import Rules
 from hg_env.core.ruleset import ABBOT, PAWN, Flag, OccupantKind, Ruleset
 from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
-    FOREST,
+    ENCLOSURE,
     KIND_REGULAR,
     KIND_RIVER,
     KIND_RIVER_LAKE,
     KIND_RIVER_SOURCE,
     KIND_START,
+    LAND,
     MAX_LOCAL_ZONES,
-    MEADOW,
-    RIVER,
+    PATH,
     WATER,
-    Z_FOREST,
+    Z_ENCLOSURE,
     Z_GARDEN,
-    Z_MEADOW,
+    Z_LAND,
     Z_MONASTERY,
-    Z_RIVER,
+    Z_PATH,
     Z_WATER,
     TileSet,
     Vocabulary,
@@ -41,9 +41,9 @@ from hg_env.core.tiles import (
 from hg_env.rulesets.carcassonne import features
 
 ZONE_TYPES = {
-    "field": Z_MEADOW,
-    "city": Z_FOREST,
-    "road": Z_RIVER,
+    "field": Z_LAND,
+    "city": Z_ENCLOSURE,
+    "road": Z_PATH,
     "river": Z_WATER,
     "monastery": Z_MONASTERY,
     "garden": Z_GARDEN,
@@ -65,7 +65,7 @@ def occupant_table(tiles: TileSet, rules: Rules) -> np.ndarray:
     A1.3, V1.8), then abbot targets (monasteries and gardens, with the ``abbot`` flag: A1.3)."""
     table = np.zeros((tiles.num_tiles, 2, MAX_LOCAL_ZONES), dtype=bool)
     t, local, kind = tiles.ZONE_TILE, tiles.ZONE_LOCAL, tiles.ZONE_TYPE
-    table[t, 0, local] = np.isin(kind, [Z_RIVER, Z_FOREST, Z_MEADOW, Z_MONASTERY])
+    table[t, 0, local] = np.isin(kind, [Z_PATH, Z_ENCLOSURE, Z_LAND, Z_MONASTERY])
     if rules.abbot:
         table[t, 1, local] = np.isin(kind, [Z_MONASTERY, Z_GARDEN])
     return table.reshape(tiles.num_tiles, -1)
@@ -82,7 +82,7 @@ RULESET = Ruleset(
     env_name="carcassonne_v0",
     data_file="carcassonne_tiles.json",
     vocabulary=Vocabulary(
-        terrains={"field": MEADOW, "city": FOREST, "road": RIVER, "river": WATER},
+        terrains={"field": LAND, "city": ENCLOSURE, "road": PATH, "river": WATER},
         kinds={
             "start": KIND_START,
             "regular": KIND_REGULAR,
@@ -102,19 +102,19 @@ RULESET = Ruleset(
         OccupantKind("abbot", ABBOT, MAX_LOCAL_ZONES, "area"),
     ),
     points=Points(
-        forest_tile=2, forest_bonus=2, river_tile=1, river_fish=0, mammoth=0, aurochs=0, deer=0, system_fish=0
+        enclosure_tile=2, enclosure_bonus=2, path_tile=1, path_fish=0, mammoth=0, aurochs=0, deer=0, system_fish=0
     ),
     retake=True,
     retake_piece=ABBOT,
-    area_names={Z_MEADOW: "field", Z_FOREST: "city", Z_RIVER: "road"},
+    area_names={Z_LAND: "field", Z_ENCLOSURE: "city", Z_PATH: "road"},
     bonus_event_key="coats",
     terrain_names=("field", "city", "road", "river"),
     contents=(("coats_of_arms", "bonus"), ("monastery", "monastery"), ("garden", "garden")),
     zone_channels={"monastery": Z_MONASTERY, "garden": Z_GARDEN},
     observed_areas=(
-        ("city", "area", (Z_FOREST,)),
-        ("field", "area", (Z_MEADOW,)),
-        ("road", "area", (Z_RIVER,)),
+        ("city", "area", (Z_ENCLOSURE,)),
+        ("field", "area", (Z_LAND,)),
+        ("road", "area", (Z_PATH,)),
         ("cloister", "area", (Z_MONASTERY, Z_GARDEN)),
     ),
     occupant_table=occupant_table,

@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.areas import LAKE_FISH, OPEN, TILES, tile_members
+from hg_env.core.areas import ATTACHED_VALUE, OPEN, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import log_events, occupied_roots, remove_figures
 from hg_env.core.rules import Rules
@@ -31,11 +31,11 @@ from hg_env.core.tiles import (
     KIND_RIVER_SOURCE,
     KIND_START,
     WATER,
-    Z_FOREST,
+    Z_ENCLOSURE,
     Z_GARDEN,
-    Z_MEADOW,
+    Z_LAND,
     Z_MONASTERY,
-    Z_RIVER,
+    Z_PATH,
     TileSet,
 )
 
@@ -56,7 +56,7 @@ def cloister_zones(tiles: TileSet) -> np.ndarray:
 @cache
 def field_zones(tiles: TileSet) -> np.ndarray:
     """The zones that are fields."""
-    return np.flatnonzero(tiles.ZONE_TYPE == Z_MEADOW)
+    return np.flatnonzero(tiles.ZONE_TYPE == Z_LAND)
 
 
 @cache
@@ -179,14 +179,14 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     tiles = state.spec.tiles
     kind = tiles.ZONE_TYPE
     rows, root = occupied_roots(state, g, huts=False)
-    held = np.isin(kind[root], [Z_FOREST, Z_RIVER, Z_MEADOW])  # cloisters below
+    held = np.isin(kind[root], [Z_ENCLOSURE, Z_PATH, Z_LAND])  # cloisters below
     rows, root = rows[held], root[held]
     game = g[rows]
     count = state.area.tile_count[game, root].astype(np.int64)
     coats = state.area.counts[game, root, C_BONUS].astype(np.int64)
     cities, _ = completed_bordering_cities(state, game, root)
     value = np.select(
-        [kind[root] == Z_FOREST, kind[root] == Z_RIVER],
+        [kind[root] == Z_ENCLOSURE, kind[root] == Z_PATH],
         [count + coats, count],  # B5.2.1, B5.2.2: half a completed city's value
         FARMER_CITY * cities,
     )
@@ -195,13 +195,13 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     if state.events is not None:
         for i, x in enumerate(game):
             who = np.flatnonzero(scorers[i]).tolist()
-            if kind[root[i]] == Z_MEADOW:
+            if kind[root[i]] == Z_LAND:
                 if value[i] > 0:
                     state.events[x].append(
                         {"type": "FIELD_SCORED", "scorers": who, "points": int(value[i]), "cities": int(cities[i])}
                     )
                 continue
-            name = "CITY" if kind[root[i]] == Z_FOREST else "ROAD"
+            name = "CITY" if kind[root[i]] == Z_ENCLOSURE else "ROAD"
             event = {"type": f"{name}_SCORED", "scorers": who, "points": int(value[i]), "tileCount": int(count[i])}
             if name == "CITY":
                 event["coats"] = int(coats[i])
@@ -321,7 +321,7 @@ def start_tile(tiles: TileSet, rules: Rules) -> int:
 
 def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarray) -> None:
     """The observation's Carcassonne values, written into the zones' root rows ``sums`` [G, Z, NUM_SUMS]
-    (column LAKE_FISH holds the value): fields 3 per completed bordering city; monasteries and gardens
+    (column ATTACHED_VALUE holds the value): fields 3 per completed bordering city; monasteries and gardens
     open = empty neighbours, tiles = value = tiles in their 3x3 block."""
     tiles = state.spec.tiles
     fields = field_zones(tiles)
@@ -331,7 +331,7 @@ def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarr
     if len(rows):
         cities, _ = completed_bordering_cities(state, g[rows], fields[j])
         value[rows, fields[j]] = FARMER_CITY * cities
-    sums[:, fields, LAKE_FISH] = value[np.arange(len(g))[:, None], field_roots]
+    sums[:, fields, ATTACHED_VALUE] = value[np.arange(len(g))[:, None], field_roots]
     cloisters = cloister_zones(tiles)
     cell = state.tile_cell[g][:, tiles.ZONE_TILE[cloisters]]  # [G, cloisters]
     gi, ci = nonzero(cell >= 0)
@@ -339,7 +339,7 @@ def observe_areas(state: State, g: np.ndarray, roots: np.ndarray, sums: np.ndarr
         count = block_counts(state, g[gi], cell[gi, ci].astype(np.intp)).astype(np.int16)
         zc = cloisters[ci]
         sums[gi, zc, TILES] = count
-        sums[gi, zc, LAKE_FISH] = count
+        sums[gi, zc, ATTACHED_VALUE] = count
         sums[gi, zc, OPEN] = COMPLETE_CLOISTER - count
 
 
@@ -353,14 +353,14 @@ def estimate_areas(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     count = state.area.tile_count[g, z].astype(np.float64)
     coats = state.area.counts[g, z, C_BONUS].astype(np.float64)
     value = np.zeros(len(z))
-    city = kind == Z_FOREST
+    city = kind == Z_ENCLOSURE
     if city.any():
         p = completion_probability(state, g[city], z[city], left[city])
-        done = state.spec.points.forest(count[city], coats[city])  # completed (B4.4); incomplete: 1 + 1 (B5.2)
+        done = state.spec.points.enclosure(count[city], coats[city])  # completed (B4.4); incomplete: 1 + 1 (B5.2)
         value[city] = p * done + (1 - p) * (count[city] + coats[city])
-    road = kind == Z_RIVER
-    value[road] = state.spec.points.river(count[road], 0)  # 1 per tile, completed or not
-    field = kind == Z_MEADOW
+    road = kind == Z_PATH
+    value[road] = state.spec.points.path(count[road], 0)  # 1 per tile, completed or not
+    field = kind == Z_LAND
     if field.any():
         done, (k, open_city) = completed_bordering_cities(state, g[field], z[field])
         expected = done.astype(np.float64)

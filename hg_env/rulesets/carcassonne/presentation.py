@@ -99,14 +99,14 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     points, font = game.rules.spec.points, art._font(12)
     ky = key_top
     draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=art.CITY_COLOR, outline=art.CITY_WALL, width=2)
-    draw.text((x0 + 24, ky + 2), f"city  {points.forest_tile} a tile", fill=art.INK, font=font)
+    draw.text((x0 + 24, ky + 2), f"city  {points.enclosure_tile} a tile", fill=art.INK, font=font)
     ky += 22
     draw_coat_of_arms(draw, x0 + 9, ky + 8, 15)
-    draw.text((x0 + 24, ky + 2), f"coat of arms  +{points.forest_bonus}", fill=art.INK, font=font)
+    draw.text((x0 + 24, ky + 2), f"coat of arms  +{points.enclosure_bonus}", fill=art.INK, font=font)
     ky += 22
     draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_EDGE, width=7)
     draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_COLOR, width=4)
-    draw.text((x0 + 24, ky + 2), f"road  {points.river_tile} a tile", fill=art.INK, font=font)
+    draw.text((x0 + 24, ky + 2), f"road  {points.path_tile} a tile", fill=art.INK, font=font)
     ky += 22
     draw_monastery(draw, x0 + 9, ky + 9, 17)
     draw.text((x0 + 24, ky + 2), f"monastery  {COMPLETE_CLOISTER}", fill=art.INK, font=font)

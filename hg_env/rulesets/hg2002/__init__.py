@@ -48,7 +48,7 @@ RULESET = Ruleset(
     },
     pieces=(5, 2, 0),
     occupants=hg.OCCUPANTS,
-    points=Points(forest_tile=2, forest_bonus=2, river_tile=1, river_fish=1, mammoth=2, aurochs=2, deer=2),
+    points=Points(enclosure_tile=2, enclosure_bonus=2, path_tile=1, path_fish=1, mammoth=2, aurochs=2, deer=2),
     extra_deck="bonus",
     powers=SPECIALS,
     has_systems=True,

@@ -10,12 +10,31 @@ import numpy as np
 
 from hg_env.core.engine import animal_dict, log_events, own_figures, special_root
 from hg_env.core.ruleset import PAWN
-from hg_env.core.scoring import deer_eaten, hunting_trap_value, logboat_value, majority, pit_trap_eaten_range
+from hg_env.core.scoring import deer_eaten, majority, meadow_value
 from hg_env.core.state import PIT_TRAP, RETAKE, State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
 from hg_env.rulesets.hunters_gatherers import live_animals, meadow_zones_near, pit_stats
 
 IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
+
+
+# ---------------------------------------------------------------- the powers' formulas (R7)
+
+
+def logboat_value(lakes):
+    """R7.5: 2 points per lake of the logboat's river system."""
+    return 2 * np.asarray(lakes)
+
+
+def hunting_trap_value(mammoths, aurochs, deer, tigers, fire=False):
+    """R7.9: 3M + 2A + max(0, D - T) over the animals in range."""
+    return meadow_value(mammoths, aurochs, deer, tigers, fire)
+
+
+def pit_trap_eaten_range(deer, tigers, deer_out, deer_in, fire=False):
+    """Lowest and highest number of in-range deer the tigers may eat (R7.15)."""
+    eaten = deer_eaten(deer, tigers, fire)
+    return np.maximum(0, eaten - deer_out), np.minimum(eaten, deer_in)
 
 
 def after_place(state: State, g: np.ndarray) -> np.ndarray:
