@@ -404,7 +404,7 @@ class Session:
 
     def _report_events(self) -> None:
         for event in self.game.events[self._events_shown :]:
-            self.say(f"  * {describe_event(event, self.names)}")
+            self.say(f"  * {describe_event(event, self.names, self.game.ruleset)}")
         self._events_shown = len(self.game.events)
 
     def _refresh_image(self) -> None:

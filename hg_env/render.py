@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hg_env.core.ruleset import ABBOT, HUT, PAWN, get_ruleset
+from hg_env.core.ruleset import ABBOT, HUT, PAWN, get_ruleset, rulesets
 from hg_env.core.tiles import (
     ANIMALS,
     DIRECTION_NAMES,
@@ -229,61 +229,51 @@ def player_name(seat: int, names: list[str] | None = None) -> str:
     return f"P{seat}" if not names else f"P{seat} ({names[seat]})"
 
 
-def describe_event(event: dict, names: list[str] | None = None) -> str:
-    """One scoring event (RULES.md Appendix B, the rules pages' event logs) as a short sentence."""
+class Told:
+    """An event as its sentence reads it: its fields (``told["points"]``), who scored (``who("scorers")``),
+    who acted (``player()``) and whether the area was ``completed`` or ``unfinished`` (``state``)."""
+
+    def __init__(self, event: dict, names: list[str] | None = None) -> None:
+        self.event, self.names = event, names
+
+    def __getitem__(self, key: str):
+        return self.event[key]
+
+    def get(self, key: str, default=None):
+        return self.event.get(key, default)
+
+    def who(self, key: str) -> str:
+        return " & ".join(player_name(p, self.names) for p in self.event.get(key, []))
+
+    def player(self) -> str:
+        return player_name(self.event["player"], self.names)
+
+    @property
+    def state(self) -> str:
+        return "completed" if self.event.get("complete", True) else "unfinished"  # scored in the turn: completed
+
+
+@cache
+def _event_words(ruleset: str | None) -> dict:
+    """Event type -> its sentence, from the ruleset's presentation (without one: every ruleset's)."""
+    names = [ruleset] if ruleset is not None else rulesets()
+    words: dict = {}
+    for name in names:
+        words = {**presentation(name).events, **words}  # the first ruleset listed wins a shared type
+    return words
+
+
+def describe_event(event: dict, names: list[str] | None = None, ruleset: str | None = None) -> str:
+    """One scoring event (RULES.md Appendix B, the rules pages' event logs) as a short sentence, in the words
+    of the ruleset's presentation (``Presentation.events``; without ``ruleset``, of the one that has it)."""
+    told = Told(event, names)
     kind = event["type"]
-
-    def who(key: str) -> str:
-        return " & ".join(player_name(p, names) for p in event.get(key, []))
-
-    def player() -> str:
-        return player_name(event["player"], names)
-
-    state = "completed" if event.get("complete", True) else "unfinished"  # scored in the turn: completed
-    if kind == "FOREST_SCORED":
-        mushrooms = f", {event['mushroomGroups']} mushroom groups" if event.get("mushroomGroups") else ""
-        return f"{who('scorers')} +{event['points']}: forest of {event['tileCount']} tiles{mushrooms}"
-    if kind == "RIVER_SCORED":
-        return f"{who('scorers')} +{event['points']}: river of {event['tileCount']} tiles, {event['fish']} fish"
-    if kind == "MEADOW_SCORED":
-        animals = ", ".join(f"{n} {a}" for a, n in event["animals"].items() if n)
-        shrine = ", the shrine's hunter" if event.get("shrine") else ""
-        return f"{who('scorers')} +{event['points']}: meadow ({animals}){shrine}"
-    if kind == "PIT_TRAP_SCORED":
-        return f"{who('scorers')} +{event['points']}: pit trap bonus"
-    if kind == "RIVER_SYSTEM_SCORED":
-        return f"{who('scorers')} +{event['points']}: huts on {event['fish']} fish"
-    if kind == "RAFT_SCORED":
-        return f"{who('scorers')} +{event['points']}: raft, {event['lakes']} lakes"
-    if kind == "LOGBOAT_SCORED":
-        return f"{player()} +{event['points']}: logboat, {event['lakes']} lakes"
-    if kind == "HUNTING_TRAP_SCORED":
-        return f"{player()} +{event['points']}: hunting trap"
-    if kind == "MENHIR_EXTRA_TURN":
-        return f"{player()} closed a menhir forest: extra turn"
-    if kind == "BONUS_EXTRA_TURN":
-        return f"{player()} closed a forest with gold: a bonus tile turn"
-    if kind == "CITY_SCORED":
-        coats = f", {_count(event['coats'], 'coat of arms', 'coats of arms')}" if event.get("coats") else ""
-        tiles = _count(event["tileCount"], "tile")
-        return f"{who('scorers')} +{event['points']}: {state} city of {tiles}{coats}"
-    if kind == "ROAD_SCORED":
-        return f"{who('scorers')} +{event['points']}: {state} road of {_count(event['tileCount'], 'tile')}"
-    if kind in ("MONASTERY_SCORED", "GARDEN_SCORED"):
-        feature = kind.split("_")[0].lower()
-        around = "" if event.get("complete", True) else f" with {_count(event['neighbours'], 'neighbour')}"
-        return f"{who('scorers')} +{event['points']}: {state} {feature}{around}"
-    if kind == "ABBOT_RETURNED":
-        around = _count(event["neighbours"], "neighbour")
-        return f"{player()} took the abbot back from a {event['feature']}: +{event['points']} ({around})"
-    if kind == "FIELD_SCORED":
-        cities = _count(event["cities"], "completed city", "completed cities")
-        return f"{who('scorers')} +{event['points']}: farmers of a field next to {cities}"
     if kind == "TILE_DISCARDED":
         return f"tile {event['tile']} fits nowhere: discarded"
     if kind == "WINNERS":
-        return f"winner: {who('players')} with {event['points']} points"
-    return kind
+        return f"winner: {told.who('players')} with {event['points']} points"
+    words = _event_words(ruleset).get(kind)
+    return kind if words is None else words(told)
 
 
 def board_bounds(game: GameView, margin: int = 1) -> tuple[int, int, int, int]:
@@ -1558,7 +1548,12 @@ def _draw_panel(
         draw.text((x0, y), "Latest:", fill=INK, font=_font(13))
         y += 18
         for event in recent:  # whole sentences, wrapped at spaces; later lines indented
-            y = _text_lines(draw, (x0 + 4, y), describe_event(event), SMALL_TEXT, (60, 60, 60), right, 10) + 3
+            y = (
+                _text_lines(
+                    draw, (x0 + 4, y), describe_event(event, ruleset=game.ruleset), SMALL_TEXT, (60, 60, 60), right, 10
+                )
+                + 3
+            )
         y += 6
     key_height = _draw_key(_scratch_draw(), game, x0, 0, numbers)
     key_top = max(y, image.height - key_height - 8)

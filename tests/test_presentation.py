@@ -20,7 +20,15 @@ from hg_env.core import ruleset as ruleset_module
 from hg_env.game import Game
 from hg_env.play import help_text
 from hg_env.presentation import Presentation, presentation
-from hg_env.render import _contents_text, ansi_legend, occupant_role, tile_zones, zone_glyphs, zone_summary
+from hg_env.render import (
+    _contents_text,
+    ansi_legend,
+    describe_event,
+    occupant_role,
+    tile_zones,
+    zone_glyphs,
+    zone_summary,
+)
 
 
 def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
@@ -70,6 +78,7 @@ def extra_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                 occupy_help="  tiny help",
                 zone=tiny_zone,
                 glyphs={"menhir": Glyph("!", "stone", lambda *args: None, 0.2, (0.05, 0.05))},
+                events={"FOREST_SCORED": lambda told: f"{told.who('scorers')} cleared a grove"},
             )
             """
         )
@@ -100,6 +109,9 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
     )
     assert zone_summary("tiny", tile, local) == "sacred grove (tiny)"
     assert zone_glyphs("tiny", tile, local) == ["menhir"]
+    event = {"type": "FOREST_SCORED", "scorers": [1], "points": 4, "tileCount": 2}
+    assert describe_event(event, ruleset="tiny") == "P1 cleared a grove"  # its own words for its events
+    assert describe_event(event, ruleset="hg2002") == describe_event(event) == "P1 +4: forest of 2 tiles"
     assert "!" in _contents_text("tiny", tile, {}) and "!" not in _contents_text("hg2002", tile, {})  # its own art
     assert occupant_role("hg2002", tile, "pawn", local) == "gatherer"  # hg2002's roles (R5.1) ...
     assert occupant_role("tiny", tile, "pawn", local) == "pawn"  # ... are not tiny's, which names none

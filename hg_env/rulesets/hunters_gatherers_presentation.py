@@ -13,7 +13,7 @@ from hg_env.presentation import DrawnZone, Glyph, plain_zone, presentation
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from hg_env.render import GameView
+    from hg_env.render import GameView, Told
 
 COMPACT_LEGEND = (
     "legend: a tile shows its figure, else its features: # forest  ~ river  o lake (. meadow) * last tile\n"
@@ -88,3 +88,22 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
         art._figure(draw, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
         y = art._text_lines(draw, (x0 + 24, y + 2), text, 12, art.INK, end) + 4
     return y
+
+
+def _forest(told: Told) -> str:
+    mushrooms = f", {told['mushroomGroups']} mushroom groups" if told.get("mushroomGroups") else ""
+    return f"{told.who('scorers')} +{told['points']}: forest of {told['tileCount']} tiles{mushrooms}"
+
+
+def _meadow(told: Told) -> str:
+    animals = ", ".join(f"{n} {a}" for a, n in told["animals"].items() if n)
+    shrine = ", the shrine's hunter" if told.get("shrine") else ""
+    return f"{told.who('scorers')} +{told['points']}: meadow ({animals}){shrine}"
+
+
+EVENTS = {  # what both editions score (RULES.md Appendix B)
+    "FOREST_SCORED": _forest,
+    "RIVER_SCORED": lambda t: f"{t.who('scorers')} +{t['points']}: river of {t['tileCount']} tiles, {t['fish']} fish",
+    "MEADOW_SCORED": _meadow,
+    "RIVER_SYSTEM_SCORED": lambda t: f"{t.who('scorers')} +{t['points']}: huts on {t['fish']} fish",
+}

@@ -12,7 +12,7 @@ from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from hg_env.render import GameView
+    from hg_env.render import GameView, Told
 
 LEGEND = (
     "legend: . field  C city  = road (a side: bank=bank)  ~ river (- from a spring)  * corners: last tile\n"
@@ -124,6 +124,40 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     return ky + 26
 
 
+def _city(told: Told) -> str:
+    coats = f", {art._count(told['coats'], 'coat of arms', 'coats of arms')}" if told.get("coats") else ""
+    tiles = art._count(told["tileCount"], "tile")
+    return f"{told.who('scorers')} +{told['points']}: {told.state} city of {tiles}{coats}"
+
+
+def _cloister(told: Told) -> str:
+    feature = told["type"].split("_")[0].lower()
+    around = "" if told.get("complete", True) else f" with {art._count(told['neighbours'], 'neighbour')}"
+    return f"{told.who('scorers')} +{told['points']}: {told.state} {feature}{around}"
+
+
+def _abbot(told: Told) -> str:
+    around = art._count(told["neighbours"], "neighbour")
+    return f"{told.player()} took the abbot back from a {told['feature']}: +{told['points']} ({around})"
+
+
+def _field(told: Told) -> str:
+    cities = art._count(told["cities"], "completed city", "completed cities")
+    return f"{told.who('scorers')} +{told['points']}: farmers of a field next to {cities}"
+
+
+EVENTS = {
+    "CITY_SCORED": _city,
+    "ROAD_SCORED": lambda t: (
+        f"{t.who('scorers')} +{t['points']}: {t.state} road of {art._count(t['tileCount'], 'tile')}"
+    ),
+    "MONASTERY_SCORED": _cloister,
+    "GARDEN_SCORED": _cloister,
+    "ABBOT_RETURNED": _abbot,
+    "FIELD_SCORED": _field,
+}
+
+
 PRESENTATION = Presentation(
     listed=2,
     gym_name="Carcassonne",
@@ -134,5 +168,6 @@ PRESENTATION = Presentation(
     zone=drawn_zone,
     key=draw_key,
     glyphs=GLYPHS,
+    events=EVENTS,
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
 )

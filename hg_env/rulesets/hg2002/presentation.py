@@ -8,6 +8,7 @@ from hg_env import render as art
 from hg_env.presentation import DrawnZone, Glyph, Presentation
 from hg_env.rulesets.hunters_gatherers_presentation import (
     COMPACT_LEGEND,
+    EVENTS,
     MUSHROOMS,
     ROLES,
     count,
@@ -112,4 +113,5 @@ PRESENTATION = Presentation(
     key=draw_key,
     roles=ROLES,
     glyphs=GLYPHS,
+    events={**EVENTS, "BONUS_EXTRA_TURN": lambda t: f"{t.player()} closed a forest with gold: a bonus tile turn"},
 )

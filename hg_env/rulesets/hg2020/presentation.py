@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 from hg_env import render as art
 from hg_env.presentation import DrawnZone, Glyph, Presentation
-from hg_env.rulesets.hunters_gatherers_presentation import COMPACT_LEGEND, MUSHROOMS, ROLES, draw_key, hunters_zone
+from hg_env.rulesets.hunters_gatherers_presentation import (
+    COMPACT_LEGEND,
+    EVENTS,
+    MUSHROOMS,
+    ROLES,
+    draw_key,
+    hunters_zone,
+)
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -45,6 +52,14 @@ def draw_menhir(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) ->
 
 GLYPHS = {"menhir": Glyph("^", "menhir", draw_menhir, 0.26, (0.06, 0.13)), "mushrooms": MUSHROOMS}
 
+POWER_EVENTS = {  # the powers' scoring (R7)
+    "PIT_TRAP_SCORED": lambda t: f"{t.who('scorers')} +{t['points']}: pit trap bonus",
+    "RAFT_SCORED": lambda t: f"{t.who('scorers')} +{t['points']}: raft, {t['lakes']} lakes",
+    "LOGBOAT_SCORED": lambda t: f"{t.player()} +{t['points']}: logboat, {t['lakes']} lakes",
+    "HUNTING_TRAP_SCORED": lambda t: f"{t.player()} +{t['points']}: hunting trap",
+    "MENHIR_EXTRA_TURN": lambda t: f"{t.player()} closed a menhir forest: extra turn",
+}
+
 
 def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     """A zone of hg2020_tiles.json: a forest's menhir or mushrooms, a special power's name (R2.4-R2.9)."""
@@ -68,4 +83,5 @@ PRESENTATION = Presentation(
     roles=ROLES,
     glyphs=GLYPHS,
     special_codes=SPECIAL_CODES,
+    events={**EVENTS, **POWER_EVENTS},
 )
