@@ -53,7 +53,7 @@ from hg_env.core.state import (
     empty_state,
     player_counts,
 )
-from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_ENCLOSURE, Z_PATH
+from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_ENCLOSURE, Z_LAKE, Z_PATH
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
 _ROW_ZERO = np.zeros(1, dtype=np.int64)  # the one game of a single-game state (read-only use)
@@ -858,7 +858,7 @@ def special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:
     """Area (or system, for lakes) root of a special power's zone; -1 if its tile is not placed."""
     tiles = state.spec.tiles
     zone = tiles.SPECIAL_ZONE[power]
-    part = state.system if power in ("raft", "logboat") else state.area
+    part = state.system if tiles.ZONE_TYPE[zone] == Z_LAKE else state.area  # a lake's power acts on its river system
     placed = state.tile_cell[g, tiles.ZONE_TILE[zone]] >= 0
     return np.where(placed, part.find(g, np.full(len(g), zone)), -1)
 
