@@ -4,21 +4,18 @@ Env card
 --------
 ============================  ==============================================================
 Import                        ``import hg_env; env = hg_env.env(num_players=3, ruleset="hg2020")``
-Rulesets and env names        ``"hg2020"``: ``hunters_gatherers_v0`` (Hunters & Gatherers 2020, default);
-                              ``"hg2002"``: ``hunters_gatherers_classic_v0`` (the classic edition);
-                              ``"carcassonne"``: ``carcassonne_v0`` (base game, farmers, abbot, river)
-Registry (PettingZoo >= 1.27) ``pettingzoo.make("aec", "hg_env/hunters_gatherers-v0")``, also
-                              ``hg_env/hunters_gatherers_classic-v0`` and ``hg_env/carcassonne-v0``
+Rulesets and env names        one per folder of hg_env/rulesets/, each with its own versioned env
+                              name, registry ids and spaces: see "Rulesets" at the end
 Agents                        ``player_0 ... player_{n-1}``, n = 2..5; ``player_0`` starts
-Action space                  ``Discrete(A)``: hg2020 ``5N + 36``, hg2002 ``4N + 19``,
-                              carcassonne ``5N + 21``; N = (2 * board_reach + 1)^2 (625 by default)
+Action space                  ``Discrete(A)``, A per ruleset (below); N = (2 * board_reach + 1)^2
+                              cells (625 by default)
 Observation space             ``Dict(observation=Box(uint8, [C, H, W]), action_mask=Box(int8, [A]))``
-Observation shape (default)   hg2020 ``(85, 25, 25)``, hg2002 ``(77, 25, 25)``, carcassonne
-                              ``(74, 25, 25)``; channels: ``hg_env.channel_names(ruleset)``
+Observation shape (default)   ``(C, 25, 25)``, C per ruleset (below); channels:
+                              ``hg_env.channel_names(ruleset)``
 Global state                  ``env.state()``: the board tensor seen from ``player_0`` (a centralised critic)
 Rewards                       ``"win"`` (default), ``"score_diff"`` or ``"score"``, see below
 Render modes                  ``"ansi"``, ``"rgb_array"`` (``pip install hg-env[render]``)
-Rules                         docs/rules/hg2020.md, hg2002.md, carcassonne.md
+Rules                         docs/rules/, a page per ruleset
 ============================  ==============================================================
 
 Turn order. The agent to act (``env.agent_selection``) is always the one whose
@@ -27,17 +24,8 @@ decision it is: it places the drawn tile, may take a pawn back after the shaman
 An extra-tile turn (menhir, bonus tile) keeps the same agent (R3.3).
 Decisions with no choice but "none" are skipped (R3.7).
 
-Actions. One flat ``Discrete`` space for every decision; the layouts, drawn in
-``hg_env.core.actions``::
-
-    hg2020       [0, 4N) place the drawn tile on cell c with rotation r: 4 * c + r
-                 [4N, 4N+8) pawn on local zone 0..7 of the tile just placed
-                 [4N+8, 4N+18) hut on local zone 0..9
-                 [4N+18, 5N+18) shaman: take back the own pawn on cell c
-                 [5N+18, 5N+35) pit trap (option): tigers eat k in-range deer
-                 5N+35 none
-    hg2002       place 4N | pawn 8 | hut 10 | none
-    carcassonne  place 4N | meeple 10 | abbot 10 | take the own abbot back from cell c (N) | none
+Actions. One flat ``Discrete`` space for every decision; each ruleset's layout is in
+"Rulesets" below, drawn in ``hg_env.core.actions``.
 
 ``hg_env.encode``, ``hg_env.decode`` and ``hg_env.describe`` convert between
 indices and readable moves (``place 41 at (1,0) r0``, ``pawn on zone 2``). The
@@ -87,6 +75,11 @@ convention as those games (chess, go, connect four), so the warnings are expecte
 Nothing in hg_env warns during ``api_test`` (tests/test_env.py checks every ruleset).
 
 Version history: v0, the first release of each env.
+
+Rulesets
+--------
+Each ruleset's part of this card is written in its folder (``Presentation.card``), its
+registry ids follow from what it declares.
 """
 
 from __future__ import annotations
@@ -108,6 +101,19 @@ from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
 from hg_env.core.ruleset import DEFAULT_RULESET, get_ruleset, rulesets
 from hg_env.game import Game, check_action
 from hg_env.presentation import presentation
+
+
+def _card(ruleset: str) -> str:
+    """A ruleset's part of the env card: its own text, then the ids it is registered under."""
+    shown, env_name = presentation(ruleset), get_ruleset(ruleset).env_name
+    name, version = env_name.rsplit("_v", 1)
+    ids = [f"``hg_env/{name}-v{version}`` (PettingZoo >= 1.27)"] * bool(shown.factory)
+    ids += [f"``hg_env/{shown.gym_name}-v{version}`` (Gymnasium)"] * bool(shown.gym_name)
+    registered = ("\n\nRegistered as " + " and\n".join(ids) + ".") if ids else ""
+    return f"\n{shown.card.rstrip() or env_name}{registered}\n"
+
+
+__doc__ += "".join(_card(ruleset) for ruleset in rulesets())
 
 REWARDS = ("win", "score_diff", "score")
 _THE_GAME = np.zeros(1, dtype=np.intp)  # the Game's state holds one game: row 0

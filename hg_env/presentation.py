@@ -91,6 +91,7 @@ class Presentation:
     glyphs: dict[str, Glyph] = field(default_factory=dict)  # the signs its translator names, in the key's order
     special_codes: dict[str, str] = field(default_factory=dict)  # special power -> its text-board code ("Sh")
     roles: dict[str, str] = field(default_factory=dict)  # zone type -> what a pawn there is ("hunter")
+    card: str = ""  # its part of the env card (hg_env.aec): env name, spaces, action layout, rules page
     events: dict[str, Callable[[Any], str]] = field(default_factory=dict)  # event type -> sentence (render.Told)
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import pkgutil
+import re
 import sys
 import textwrap
 import warnings
@@ -167,3 +168,15 @@ def test_the_picture_key_shows_the_rulesets_own_points() -> None:
     draw = _Recorder()
     presentation("hg2002").key(draw, Game(2, seed=0, ruleset="hg2002"), 0, 0)
     assert "mammoth  2" in draw.texts and "gold nugget" in draw.texts
+
+
+@pytest.mark.parametrize("ruleset", hg_env.RULESETS)
+def test_each_rulesets_part_of_the_env_card_is_in_it_and_true(ruleset: str) -> None:
+    """The env card (``help(hg_env.aec)``) holds each ruleset's own card, whose sizes are the env's."""
+    card = " ".join(presentation(ruleset).card.split())
+    assert card and card in " ".join(aec.__doc__.split())
+    factor, extra = map(int, re.search(r"Discrete\((\d)N \+ (\d+)\)", card).groups())
+    assert hg_env.action_layout(12, ruleset).size == factor * 625 + extra
+    channels = int(re.search(r"observation ``\((\d+), 25, 25\)``", card).group(1))
+    assert len(hg_env.channel_names(ruleset, 12)) == channels
+    assert f"hg_env/{presentation(ruleset).gym_name}-v0" in aec.__doc__

@@ -31,6 +31,11 @@ OCCUPY_HELP = (
     "  abbot 8       your abbot on zone 8, a monastery or a garden\n"
     "  retake 1 -2   instead of placing a figure, take your abbot back from (1,-2): it scores at once"
 )
+CARD = """\
+``ruleset="carcassonne"``: ``carcassonne_v0``, base Carcassonne with farmers, the abbot and the
+river (docs/rules/carcassonne.md). Actions ``Discrete(5N + 21)``, observation ``(74, 25, 25)`` by
+default; layout: place 4N | meeple 10 | abbot 10 | take the own abbot back from cell c (N) | none.
+"""
 
 
 def draw_coat_of_arms(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
@@ -159,6 +164,7 @@ EVENTS = {
 
 
 PRESENTATION = Presentation(
+    card=CARD,
     listed=2,
     gym_name="Carcassonne",
     factory="carcassonne_env",

@@ -28,6 +28,11 @@ LEGEND = (
     "        p1@# pawn of P1 on a forest (@. meadow, @~ river)  h1@o hut of P1   x,y: the tile fits here"
 )
 OCCUPY_HELP = "  pawn 2        a pawn on zone 2 of the tile just placed;  hut 8  a hut on zone 8"
+CARD = """\
+``ruleset="hg2002"``: ``hunters_gatherers_classic_v0``, the classic edition of Hunters & Gatherers
+(docs/rules/hg2002.md). Actions ``Discrete(4N + 19)``, observation ``(77, 25, 25)`` by default;
+layout: place 4N | pawn 8 | hut 10 | none.
+"""
 
 
 def draw_gold(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
@@ -103,6 +108,7 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
 
 
 PRESENTATION = Presentation(
+    card=CARD,
     listed=1,
     gym_name="HuntersGatherersClassic",
     factory="classic_env",

@@ -31,6 +31,17 @@ OCCUPY_HELP = (
     "  retake 1 -2   (shaman) take back your pawn at (1,-2)\n"
     "  pit 1         (pit-trap option) tigers eat 1 deer in range"
 )
+CARD = """\
+``ruleset="hg2020"`` (the default): ``hunters_gatherers_v0``, Hunters & Gatherers 2020
+(docs/rules/hg2020.md). Actions ``Discrete(5N + 36)``, observation ``(85, 25, 25)`` by default::
+
+    [0, 4N) place the drawn tile on cell c with rotation r: 4 * c + r
+    [4N, 4N+8) pawn on local zone 0..7 of the tile just placed
+    [4N+8, 4N+18) hut on local zone 0..9
+    [4N+18, 5N+18) shaman: take back the own pawn on cell c
+    [5N+18, 5N+35) pit trap (option): tigers eat k in-range deer
+    5N+35 none
+"""
 
 SPECIAL_CODES = {
     "shaman": "Sh",
@@ -72,6 +83,7 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
 
 
 PRESENTATION = Presentation(
+    card=CARD,
     listed=0,
     gym_name="HuntersGatherers",
     factory="env",
