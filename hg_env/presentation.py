@@ -88,6 +88,10 @@ class Presentation:
     compact_legend: str = "legend: * last tile  [ ] the tile to place fits here"  # under the compact board
     occupy_help: str = "  pawn 2        a pawn on zone 2 of the tile just placed"  # ``hgenv play``'s help
     zone: Callable[[dict, dict], DrawnZone] = plain_zone  # (catalogue zone, its tile) -> DrawnZone
+    # The text board: zone type -> its signs (a tile's first zone of the type, its second, ...), and the zone
+    # types a compact tile shows, in order (the rest reads as background).
+    signs: dict[str, str] = field(default_factory=dict)
+    compact_signs: tuple[str, ...] = ()
     glyphs: dict[str, Glyph] = field(default_factory=dict)  # the signs its translator names, in the key's order
     special_codes: dict[str, str] = field(default_factory=dict)  # special power -> its text-board code ("Sh")
     roles: dict[str, str] = field(default_factory=dict)  # zone type -> what a pawn there is ("hunter")

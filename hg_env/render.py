@@ -23,7 +23,7 @@ Text block of one tile (5 rows x 9 columns)::
     +#######+     S side; '*' corners mark the tile placed last
 
 The sides of one zone share a sign, and a tile's second, third ... zone of a kind takes the next sign
-(``ZONE_VARIANTS``: ``, : ;`` meadows or fields, ``& H`` forests, ``c`` a city; ``-`` a river from its
+(``Presentation.signs``: ``, : ;`` meadows or fields, ``& H`` forests, ``c`` a city; ``-`` a river from its
 spring), so tiles whose features connect differently never draw alike (Carcassonne tile 18, one city
 through the tile, against tile 19, two city caps). Carcassonne's blocks read ``.`` field, ``C`` city,
 ``=`` road, ``~`` river, with ``S`` a coat of arms, ``M`` a monastery, ``G`` a garden, ``m1@C`` a meeple
@@ -338,12 +338,6 @@ def deck_text(game: GameView) -> str:
 
 # ---------------------------------------------------------------- text board
 
-SIDE_CHAR = {"meadow": ".", "forest": "#", "river": "~", "field": ".", "city": "C", "road": "="}
-ZONE_CHAR = {**SIDE_CHAR, "lake": "o", "monastery": "M", "garden": "G"}
-# The signs of a tile's first, second, third ... zone of one kind: the sides of one zone share its sign, so a
-# city running through a tile (carcassonne tile 18) never reads like two city caps (tile 19), and two meadows
-# cut apart by a forest never read like one. Roads, rivers and lakes read apart by their banks and contents.
-ZONE_VARIANTS = {"meadow": ".,:;", "field": ".,:;", "forest": "#&H", "city": "Cc"}
 SPRING_CHAR = "-"  # a river that starts on the tile: a spring's river never reads like one into the lake
 ANIMAL_CHAR = {"mammoth": "M", "aurochs": "A", "deer": "D", "tiger": "T"}
 ANSI_COLORS = ("\x1b[31m", "\x1b[34m", "\x1b[32m", "\x1b[33m", "\x1b[35m")  # red blue green yellow purple
@@ -353,14 +347,18 @@ ANSI_WIDTH = 100  # render_ansi draws the compact board when the full one is wid
 BLOCK_INNER, BLOCK_ROWS = 7, 3  # a tile's block: the characters between its corners across, and down
 BLOCK_WIDTH, BLOCK_HEIGHT = BLOCK_INNER + 2, BLOCK_ROWS + 2
 COMPACT_CELL = 4  # a compact tile: a gap ('*' before the tile placed last) and three characters
-COMPACT_SIGNS = ("city", "monastery", "garden", "road", "forest", "lake", "river")  # a compact tile's order
 
 
 @cache
+def _signs(ruleset: str, kind: str) -> str:
+    """The text-board signs of a zone type in a ruleset (its presentation's; else the type's first letter)."""
+    return presentation(ruleset).signs.get(kind, kind[0])
+
+
 def zone_chars(ruleset: str, tile: int, rotation: int) -> dict[int, str]:
-    """Local zone -> its sign on the text board: its kind's sign (``ZONE_CHAR``), or for a tile's second,
-    third ... zone of a kind the next sign of ``ZONE_VARIANTS``, counted along the sides as placed (N, E, S,
-    W, each clockwise), then the zones that touch no side; a river from a spring on the tile reads
+    """Local zone -> its sign on the text board: its kind's first sign (``Presentation.signs``), or for a
+    tile's second, third ... zone of a kind the next one, counted along the sides as placed (N, E, S, W,
+    each clockwise), then the zones that touch no side; a river from a spring on the tile reads
     ``SPRING_CHAR`` (shared: do not modify)."""
     zones = tile_zones(ruleset, tile)
     order = [z for d in range(4) for z in side_zones(ruleset, tile, rotation, d)] + sorted(zones)
@@ -370,7 +368,7 @@ def zone_chars(ruleset: str, tile: int, rotation: int) -> dict[int, str]:
         if z in out:
             continue
         kind = zones[z].type
-        signs = SPRING_CHAR if _is_spring(ruleset, tile, zones[z]) else ZONE_VARIANTS.get(kind, ZONE_CHAR[kind])
+        signs = SPRING_CHAR if _is_spring(ruleset, tile, zones[z]) else _signs(ruleset, kind)
         out[z] = signs[min(counts.get(kind, 0), len(signs) - 1)]
         counts[kind] = counts.get(kind, 0) + 1
     return out
@@ -443,18 +441,18 @@ def _compact_cell(ruleset: str, tile: int, occupant: tuple[int, str] | None, las
         who = who.replace("@", "")
         return mark + (ANSI_COLORS[seat] + who + ANSI_RESET if color else who)
     kinds = {zone.type for zone in tile_zones(ruleset, tile).values()}
-    signs = "".join(ZONE_CHAR[k] for k in COMPACT_SIGNS if k in kinds)[:3]
+    signs = "".join(_signs(ruleset, k)[0] for k in presentation(ruleset).compact_signs if k in kinds)[:3]
     return mark + f"{signs:.<3}"  # the rest is meadow (field)
 
 
 def _occupant_texts(game: GameView, compact: bool = False) -> dict[tuple[int, int], tuple[int, str]]:
-    """(x, y) -> (seat, ``p1@#``): the figure on a tile, its zone by the zone's own sign (``ZONE_CHAR`` in the
+    """(x, y) -> (seat, ``p1@#``): the figure on a tile, its zone by the zone's own sign (its first sign in the
     compact board, which draws no sides)."""
     out = {}
     for seat, kind, x, y, local in game.occupants():
         tile, rot = game.tile_at(x, y)
         zone = (
-            ZONE_CHAR[tile_zones(game.ruleset, tile)[local].type]
+            _signs(game.ruleset, tile_zones(game.ruleset, tile)[local].type)[0]
             if compact
             else zone_chars(game.ruleset, tile, rot)[local]
         )

@@ -27,6 +27,7 @@ from hg_env.render import (
     describe_event,
     occupant_role,
     tile_zones,
+    zone_chars,
     zone_glyphs,
     zone_summary,
 )
@@ -113,6 +114,7 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
     event = {"type": "FOREST_SCORED", "scorers": [1], "points": 4, "tileCount": 2}
     assert describe_event(event, ruleset="tiny") == "P1 cleared a grove"  # its own words for its events
     assert describe_event(event, ruleset="hg2002") == describe_event(event) == "P1 +4: forest of 2 tiles"
+    assert zone_chars("tiny", tile, 0)[local] == "f" and zone_chars("hg2002", tile, 0)[local] == "#"  # no signs: f
     assert "!" in _contents_text("tiny", tile, {}) and "!" not in _contents_text("hg2002", tile, {})  # its own art
     assert occupant_role("hg2002", tile, "pawn", local) == "gatherer"  # hg2002's roles (R5.1) ...
     assert occupant_role("tiny", tile, "pawn", local) == "pawn"  # ... are not tiny's, which names none

@@ -32,6 +32,10 @@ def draw_mushroom(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) 
 
 
 MUSHROOMS = Glyph("%", "mushrooms", draw_mushroom, 0.26, (0.13, 0.13))
+# The sides of one zone share its sign, so two meadows cut apart by a forest never read like one; rivers
+# and lakes read apart by their banks and contents.
+SIGNS = {"meadow": ".,:;", "forest": "#&H", "river": "~", "lake": "o"}
+COMPACT_SIGNS = ("forest", "lake", "river")  # a compact tile's order (the rest is meadow)
 ROLES = {"meadow": "hunter", "forest": "gatherer", "river": "fisher"}  # what a pawn is on its zone (R5.1)
 
 

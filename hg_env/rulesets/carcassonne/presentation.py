@@ -174,6 +174,10 @@ PRESENTATION = Presentation(
     zone=drawn_zone,
     key=draw_key,
     glyphs=GLYPHS,
+    # A city running through a tile (tile 18) never reads like two city caps (tile 19): one zone's sides share
+    # its sign, a tile's second city reads c. Roads and the river read apart by their banks.
+    signs={"field": ".,:;", "city": "Cc", "road": "=", "river": "~", "monastery": "M", "garden": "G"},
+    compact_signs=("city", "monastery", "garden", "road", "river"),  # a compact tile's order (the rest is field)
     events=EVENTS,
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
 )

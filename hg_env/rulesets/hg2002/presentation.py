@@ -8,9 +8,11 @@ from hg_env import render as art
 from hg_env.presentation import DrawnZone, Glyph, Presentation
 from hg_env.rulesets.hunters_gatherers_presentation import (
     COMPACT_LEGEND,
+    COMPACT_SIGNS,
     EVENTS,
     MUSHROOMS,
     ROLES,
+    SIGNS,
     count,
     draw_key,
     hunters_zone,
@@ -118,6 +120,8 @@ PRESENTATION = Presentation(
     zone=drawn_zone,
     key=draw_key,
     roles=ROLES,
+    signs=SIGNS,
+    compact_signs=COMPACT_SIGNS,
     glyphs=GLYPHS,
     events={**EVENTS, "BONUS_EXTRA_TURN": lambda t: f"{t.player()} closed a forest with gold: a bonus tile turn"},
 )
