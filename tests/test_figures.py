@@ -194,7 +194,7 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
     assert (
         values["make"]
-        == "`make setup` 2.0 min, `make test` 2.0 min (4.0 min of CPU), `make run` 2.0 min (4.0 min of CPU)"
+        == "`make setup` 2.0 min, `make run` 2.0 min (4.0 min of CPU), then `make test` 2.0 min (4.0 min of CPU)"
     )
     assert (
         values["quickstart-eval"]
