@@ -17,7 +17,7 @@ once on the batched core) and values the result with
 It maximises the change of its own estimated final score; by default it
 ignores what the move gives its opponents. ``greedy:opponents=0.75`` values a
 move by its own estimated gain minus 0.75 times the opponents' mean estimated
-gain instead (the valuation a ``lookahead`` policy starts from, hg_env.train.policy).
+gain instead (the valuation a ``lookahead`` policy starts from, hg_env.agents.network).
 Ties between equally good moves are broken by the seeded generator, so the
 agent is never plain random but still varies.
 """

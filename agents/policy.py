@@ -2,7 +2,7 @@
 
 Spec: ``policy:path=runs/quick/final_model.zip,deterministic=true[,ruleset=hg2020]``.
 
-``path`` is a model file (hg_env.train.model_file): ``final_model.zip`` or a
+``path`` is a model file (hg_env.agents.model_file): ``final_model.zip`` or a
 snapshot of ``hgenv train``, a file written by ``export_sb3``, or a plain
 sb3-contrib ``MaskablePPO`` zip of an allow-listed policy. Loading it runs no
 code from it: only plain JSON and tensors are read. ``ruleset`` (default: the
@@ -54,7 +54,7 @@ class PolicyAgent(Agent):
         super().__init__(seed)
         if not path:
             raise ValueError("the policy agent needs a model file: policy:path=runs/quick/final_model.zip")
-        from hg_env.train.model_file import load_model
+        from hg_env.agents.model_file import load_model
 
         self.path = path
         self.deterministic = deterministic
@@ -75,7 +75,7 @@ class PolicyAgent(Agent):
         Agent.__init__(agent, seed)
         net = getattr(policy, "net", None)
         if net is None:
-            from hg_env.train.model_file import MaskablePolicyNet
+            from hg_env.agents.model_file import MaskablePolicyNet
 
             net = MaskablePolicyNet(policy)
         space = policy.observation_space
@@ -94,7 +94,7 @@ class PolicyAgent(Agent):
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         import torch
 
-        from hg_env.train.policy import run_net
+        from hg_env.agents.network import run_net
         from hg_env.vector import lookahead_observation
 
         masks = np.asarray(action_masks, dtype=bool)

@@ -17,7 +17,7 @@ previous action (see the reward modes of ``hg_env.aec``).
 
 The board tensor is not an image: its channels are counts and flags with their own
 bounds (``board_space``). Networks made for it: ``hg_env.train.policy.HGPolicy`` (the
-project's own) or ``hg_env.train.features.BoardCNN`` as the features extractor of
+project's own) or ``hg_env.agents.features.BoardCNN`` as the features extractor of
 ``"MlpPolicy"``. SB3's ``"CnnPolicy"`` (NatureCNN, for RGB frames of 36x36 pixels or
 more) refuses it with an AssertionError naming the space; plain ``"MlpPolicy"``
 flattens it into a 7-million-parameter first layer.
@@ -50,7 +50,8 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from hg_env.aec import raw_env
-from hg_env.core.actions import sample_uniform
+from hg_env.core import search
+from hg_env.core.actions import action_layout, sample_uniform
 from hg_env.core.observation import channel_high
 from hg_env.game import check_action
 
@@ -66,6 +67,27 @@ def board_space(board_reach: int = 12, ruleset: str = "hg2020") -> spaces.Box:
     space = spaces.Box(low=0, high=bounds, dtype=np.uint8)
     space.high_repr = f"channel_high({ruleset!r}, {board_reach})"
     return space
+
+
+def env_spaces(
+    board_reach: int, lookahead: bool = False, ruleset: str = "hg2020"
+) -> tuple[spaces.Box | spaces.Dict, spaces.Discrete]:
+    """The observation and action spaces of ``HGVecEnv`` and ``SingleAgentEnv``, and of a network that
+    reads them (hg_env.agents.model_file): the board tensor (``board_space``), or with ``lookahead`` a
+    ``Dict`` of it, the one-turn lookahead's per-action gains and the estimates (``hg_env.vector``)."""
+    board = board_space(board_reach, ruleset)
+    actions = action_layout(board_reach, ruleset).size
+    if not lookahead:
+        return board, spaces.Discrete(actions)
+    gains = (len(search.LOOKAHEAD_FEATURES), actions)  # see hg_env.vector
+    observation = spaces.Dict(
+        {
+            "board": board,
+            "lookahead": spaces.Box(-np.inf, np.inf, gains, dtype=np.float32),
+            "estimate": spaces.Box(-np.inf, np.inf, (len(search.ESTIMATE_FEATURES),), dtype=np.float32),
+        }
+    )
+    return observation, spaces.Discrete(actions)
 
 
 class SingleAgentEnv(gymnasium.Env):

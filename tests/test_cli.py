@@ -202,9 +202,9 @@ def test_tournament_plays_with_the_rule_flags_and_resumes_only_with_them(tmp_pat
 
 def test_evaluate_plays_with_the_rule_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from hg_env.agents.model_file import export_sb3
     from hg_env.arena import evaluate as evaluation
     from hg_env.single_agent import SingleAgentEnv
-    from hg_env.train.model_file import export_sb3
     from hg_env.train.policy import HGPolicy
 
     small = dict(channels=8, layers=1, hidden=16, ruleset="carcassonne")

@@ -346,7 +346,7 @@ def test_maskable_ppo_gets_the_masks_through_gymnasium_wrappers(monkeypatch) -> 
     """MaskablePPO on a gymnasium.make env reads action_masks through the wrappers (get_wrapper_attr):
     every learner action is legal, so no episode ends on an illegal move."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from hg_env.train.features import BoardCNN
+    from hg_env.agents.features import BoardCNN
 
     calls = []
     action_masks = hg_env.SingleAgentEnv.action_masks
@@ -364,7 +364,7 @@ def test_maskable_ppo_gets_the_masks_through_gymnasium_wrappers(monkeypatch) -> 
 def test_board_cnn_scales_each_rulesets_channels(ruleset) -> None:
     """BoardCNN names the ruleset from the tensor's depth (or takes it) and scales its channels."""
     pytest.importorskip("torch")
-    from hg_env.train.features import BoardCNN
+    from hg_env.agents.features import BoardCNN
 
     space = hg_env.SingleAgentEnv(ruleset=ruleset, board_reach=3).observation_space
     cnn = BoardCNN(space, channels=4)

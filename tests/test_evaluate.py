@@ -110,7 +110,7 @@ torch = pytest.importorskip("torch")
 
 def _models() -> dict[str, object]:
     """Untrained MaskablePPO models on our envs: the decisions, not the strength, are under test."""
-    from hg_env.train.features import BoardCNN
+    from hg_env.agents.features import BoardCNN
     from hg_env.train.policy import HGPolicy
     from hg_env.train.vec_env import HGVecEnv
 
@@ -173,8 +173,8 @@ def test_evaluate_takes_a_model_or_its_policy(models) -> None:
 
 def test_hgenv_evaluate_plays_the_models_own_ruleset(tmp_path: Path, capsys) -> None:
     """`hgenv evaluate` used to play hg2020 whatever the model: a hg2002 model was refused."""
+    from hg_env.agents.model_file import export_sb3
     from hg_env.cli import main
-    from hg_env.train.model_file import export_sb3
     from hg_env.train.policy import HGPolicy
 
     small = dict(channels=8, layers=1, hidden=16, ruleset="hg2002")

@@ -224,8 +224,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_tiny_classic_run_plays_a_classic_tournament(trained: Path, tmp_path: Path) -> None:
     """The trained model reads 77-channel classic observations and plays a 2-agent hg2002 tournament
     with legal moves only."""
+    from hg_env.agents.model_file import load_model
     from hg_env.arena.tournament import TournamentConfig, read_results, run_tournament
-    from hg_env.train.model_file import load_model
 
     model = trained / "final_model.zip"
     assert model.is_file() and load_model(model).metadata["ruleset"] == "hg2002"

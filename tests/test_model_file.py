@@ -18,11 +18,12 @@ from sb3_contrib import MaskablePPO
 from torch import nn
 
 from hg_env.agents.base import make_agent
+from hg_env.agents.features import BoardCNN
+from hg_env.agents.model_file import MODEL_FORMAT, export_sb3, load_model, save_model
+from hg_env.agents.network import BoardNet
 from hg_env.arena import tournament
 from hg_env.arena.evaluate import evaluate
-from hg_env.train.features import BoardCNN
-from hg_env.train.model_file import MODEL_FORMAT, export_sb3, load_model, save_model
-from hg_env.train.policy import BoardNet, HGPolicy
+from hg_env.train.policy import HGPolicy
 from hg_env.train.vec_env import HGVecEnv
 from tests.test_train import CreatesMarker, positions
 
@@ -375,7 +376,7 @@ def test_lenient_acceptances_are_refused(tmp_path: Path) -> None:
     _write_zip(path, [("model.json", entries["model.json"])])
     _refused(path, "the model file lacks weights.pt")
     # Relabelled to reach 6, spaces and all: the boardnet's tensors fit any reach, its run config does not.
-    from hg_env.train.model_file import describe_spaces
+    from hg_env.agents.model_file import describe_spaces
 
     observation, action = describe_spaces(6, False, "hg2020")
     relabelled = {

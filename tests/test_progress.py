@@ -100,10 +100,10 @@ def test_every_progress_bar_comes_from_the_helper() -> None:
 def test_the_imitation_bar_ends_at_its_total(capsys) -> None:
     """A chunk of games overshoots the decisions asked for; the bar counts up to its total, never past it."""
     pytest.importorskip("torch")
+    from hg_env.agents.network import BoardNet
     from hg_env.core.rules import Rules
     from hg_env.train.config import ImitationConfig
     from hg_env.train.imitation import imitate_greedy
-    from hg_env.train.policy import BoardNet
 
     config = ImitationConfig(decisions=10, games=2, passes=1, batch_size=64)
     net = BoardNet(board_reach=4, channels=4, layers=1, hidden=8)

@@ -17,14 +17,14 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from hg_env.agents.base import make_agent
+from hg_env.agents.network import LOOKAHEAD_INIT
 from hg_env.arena.tournament import GAMES_FILE, TournamentConfig, read_results, run_tournament
 from hg_env.core.rules import Rules
 from hg_env.core.search import lookahead_features
+from hg_env.single_agent import env_spaces
 from hg_env.train import rllib_ppo
 from hg_env.train.config import ConfigError, config_from_dict
-from hg_env.train.policy import LOOKAHEAD_INIT
 from hg_env.train.train import worse_than_random, write_final_eval
-from hg_env.train.vec_env import env_spaces
 
 TINY = {
     "run": {"backend": "rllib", "name": "tiny", "total_timesteps": 256, "checkpoint_every": 128, "torch_threads": 1},
@@ -208,8 +208,8 @@ def test_exported_model_plays_as_the_trained_rl_module(tiny_lookahead_run: Path)
     from the same logits."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from hg_env.agents.network import run_net
     from hg_env.agents.policy import PolicyAgent
-    from hg_env.train.policy import run_net
 
     last = rllib_ppo.checkpoint_paths(tiny_lookahead_run)[-1]
     module = RLModule.from_checkpoint(last / "learner_group" / "learner" / "rl_module" / rllib_ppo.MODULE_ID)

@@ -169,7 +169,7 @@ def test_training_killed_again_and_again_ends_as_an_uninterrupted_run(tmp_path: 
     same = tmp_path / "whole" / "soak"
     assert (run / "eval.jsonl").read_text() == (same / "eval.jsonl").read_text()
     assert json.loads((run / "final_eval.json").read_text()) == json.loads((same / "final_eval.json").read_text())
-    from hg_env.train.model_file import load_model
+    from hg_env.agents.model_file import load_model
 
     mine, theirs = (
         load_model(run / "final_model.zip").net.state_dict(),

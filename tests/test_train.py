@@ -21,6 +21,8 @@ from sb3_contrib import MaskablePPO
 
 import hg_env.train.train as train_module
 from hg_env.agents.base import make_agent
+from hg_env.agents.model_file import load_model
+from hg_env.agents.network import BoardNet
 from hg_env.agents.policy import PolicyAgent
 from hg_env.arena import tournament
 from hg_env.arena.evaluate import evaluate
@@ -31,8 +33,7 @@ from hg_env.core.observation import observe
 from hg_env.core.state import OVER
 from hg_env.train.checkpoint import CHECKPOINT_FORMAT
 from hg_env.train.config import ConfigError, config_from_dict, load_config, to_toml
-from hg_env.train.model_file import load_model
-from hg_env.train.policy import BoardNet, sample
+from hg_env.train.policy import sample
 from hg_env.train.train import CheckpointError, TrainingDiverged, checkpoint_paths, train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -268,7 +269,7 @@ def test_network_logits_follow_the_action_layout_and_batching() -> None:
 def test_network_over_threads_matches_one_thread_and_repeats_bit_for_bit(with_legal: bool) -> None:
     """run_net cuts a batch into row blocks, one thread each, forward and backward: the outputs and
     gradients equal one thread's up to rounding, and two runs give the same bits."""
-    from hg_env.train.policy import legal_actions, run_net
+    from hg_env.agents.network import legal_actions, run_net
 
     torch.manual_seed(0)
     net = BoardNet(channels=8, layers=2, hidden=16)

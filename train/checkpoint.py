@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from hg_env.agents.model_file import load_error
 from hg_env.core import engine
 from hg_env.core.rules import Rules
 from hg_env.core.state import State
 from hg_env.fileio import atomic_write_bytes
-from hg_env.train.model_file import load_error
 
 CHECKPOINT_FORMAT = "hg_env-ppo-checkpoint-v2"
 EVAL_LOG = "eval.jsonl"

@@ -109,12 +109,13 @@ class EnvConfig:
 
 @dataclass
 class PolicyConfig:
-    """The network (hg_env.train.policy.BoardNet)."""
+    """The network (hg_env.agents.network.BoardNet). Its sizes' ranges are those a model file may hold
+    (hg_env.agents.model_file.BOARDNET_SIZES; a test keeps them equal)."""
 
     channels: int = bounded(32, 1, 1024)  # 1..1024 features per active cell
     layers: int = bounded(3, 1, 64)  # 1..64 sparse plus-shaped convolutions
     hidden: int = bounded(128, 1, 4096)  # 1..4096: width of the info MLP and the trunk
-    lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (hg_env.train.policy)
+    lookahead: bool = False  # also read the one-turn lookahead's gain of every legal move (hg_env.agents.network)
 
 
 @dataclass

@@ -161,7 +161,7 @@ def imitate_greedy(
     log: Callable[[int, dict[str, float]], None] | None = None,
     progress: bool = True,
 ) -> dict[str, float]:
-    """Train ``net`` (a hg_env.train.policy.BoardNet) on greedy's moves; returns the last chunk's metrics.
+    """Train ``net`` (a hg_env.agents.network.BoardNet) on greedy's moves; returns the last chunk's metrics.
 
     ``log(decisions_so_far, metrics)`` is called after every chunk."""
     rng = np.random.default_rng([seed, 7])  # its own stream: PPO's generators are left as they are

@@ -6,12 +6,12 @@ A config with ``[run] backend = "rllib"`` trains here instead of in hg_env.train
 * ``SelfPlayEnv``: hg_env's PettingZoo AEC env as an RLlib ``MultiAgentEnv``. Only
   the player to act gets an observation; rewards go to every player (RLlib adds
   them up until that player's next turn). The observation is what the SB3 path's
-  ``HGVecEnv`` gives the same network (``hg_env.train.vec_env.env_spaces``: the board
+  ``HGVecEnv`` gives the same network (``hg_env.single_agent.env_spaces``: the board
   tensor, or with ``policy.lookahead`` the dict of the board tensor and the one-turn
   lookahead's per-action gains and estimates, ``hg_env.vector.lookahead_observation``)
   and the action mask, under the keys RLlib's action-masking modules read,
   ``{"observations", "action_mask"}``; the AEC env itself is unchanged.
-* ``BoardNetRLModule``: the project's ``BoardNet`` (hg_env.train.policy), the very network
+* ``BoardNetRLModule``: the project's ``BoardNet`` (hg_env.agents.network), the very network
   and forward pass (``run_net``) of the SB3 path, as a torch RLModule with a value head;
   illegal actions get the logit ``FLOAT_MIN``. With ``policy.lookahead = true`` the first
   policy is the lookahead's valuation (``greedy:opponents=0.75``), as in the SB3 path.
@@ -72,13 +72,15 @@ import torch
 from gymnasium import spaces
 
 from hg_env.aec import raw_env
+from hg_env.agents.model_file import save_model
+from hg_env.agents.network import BoardNet, run_net
 from hg_env.agents.policy import PolicyAgent
 from hg_env.arena.evaluate import EvalResult, evaluate
 from hg_env.fileio import atomic_write_text, read_jsonl
 from hg_env.progress import progress_bar
+from hg_env.single_agent import env_spaces
 from hg_env.train.config import TrainConfig, load_config, to_toml
-from hg_env.train.model_file import save_model
-from hg_env.train.policy import BoardNet, HGPolicy, run_net
+from hg_env.train.policy import HGPolicy
 from hg_env.train.train import (
     EVAL_SEED,
     CheckpointError,
@@ -88,7 +90,6 @@ from hg_env.train.train import (
     _tune_malloc,
     write_final_eval,
 )
-from hg_env.train.vec_env import env_spaces
 from hg_env.vector import lookahead_observation
 
 try:
@@ -289,7 +290,7 @@ def policy_for_agents(net: BoardNet, config: TrainConfig) -> HGPolicy:
 
 
 def export_policy(net: BoardNet, config: TrainConfig, path: Path, steps: int) -> None:
-    """Save the network as a model file (hg_env.train.model_file), what ``policy:path=...`` loads."""
+    """Save the network as a model file (hg_env.agents.model_file), what ``policy:path=...`` loads."""
     rules = _rules(config)
     save_model(
         path,

@@ -30,7 +30,7 @@ Run directory ``<run.out_dir>/<run.name>/``::
 
     config.toml        the resolved config (a copy: the checkpoints hold the one a resume must match)
     checkpoints/       step_<steps>.pt: everything needed to continue (hg_env.train.checkpoint)
-    snapshots/         step_<steps>.zip: frozen opponents (model files, hg_env.train.model_file)
+    snapshots/         step_<steps>.zip: frozen opponents (model files, hg_env.agents.model_file)
     tensorboard/       SB3's logs plus eval/*, pool/*, imitation/*, time/steps_per_s
     eval.jsonl         one line per evaluation
     final_model.zip    the trained policy (a model file);  final_eval.json  its evaluation
@@ -67,8 +67,19 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import VecEnvWrapper
+from tqdm import tqdm
+
 from hg_env.agents.base import make_agent
+from hg_env.agents.model_file import save_model, state_dict_mismatch
 from hg_env.agents.policy import PolicyAgent
+from hg_env.arena.evaluate import evaluate
+from hg_env.core.rules import Rules
+from hg_env.fileio import atomic_write_text
+from hg_env.progress import progress_bar
 from hg_env.train.checkpoint import (
     CHECKPOINT_FORMAT,
     CheckpointError,
@@ -87,19 +98,8 @@ from hg_env.train.checkpoint import (
 )
 from hg_env.train.config import ConfigError, TrainConfig, config_from_dict, load_config, to_toml
 from hg_env.train.imitation import imitate_greedy
-from hg_env.train.model_file import save_model, state_dict_mismatch
 from hg_env.train.policy import CompactRolloutBuffer, HGPolicy
 from hg_env.train.vec_env import HGVecEnv
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import VecEnvWrapper
-from tqdm import tqdm
-
-from hg_env.arena.evaluate import evaluate
-from hg_env.core.rules import Rules
-from hg_env.fileio import atomic_write_text
-from hg_env.progress import progress_bar
 
 EVAL_SEED = 10_000  # evaluation decks: the same at every evaluation, so the numbers compare
 # Config keys a resumed run may change: its length, malloc tuning, and where the run folder is (a moved run resumes).
@@ -256,7 +256,7 @@ def checkpoint_paths(run_dir: Path) -> list[Path]:
 
 
 def save_policy(model: MaskablePPO, path: Path, config: TrainConfig) -> None:
-    """The learner's network as a model file (hg_env.train.model_file): final_model.zip, snapshots."""
+    """The learner's network as a model file (hg_env.agents.model_file): final_model.zip, snapshots."""
     rules = _rules(config)
     save_model(
         path,

@@ -25,13 +25,10 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from hg_env.agents.base import Agent, make_agent
-from hg_env.core import search
-from hg_env.core.actions import action_layout
-from hg_env.single_agent import board_space
+from hg_env.single_agent import env_spaces
 from hg_env.vector import VectorEnv
 
 
@@ -44,25 +41,6 @@ def resolve_opponents(opponents: Sequence[str | Agent | None], seed: int | None 
         else:
             out.append(opp)
     return out
-
-
-def env_spaces(
-    board_reach: int, lookahead: bool = False, ruleset: str = "hg2020"
-) -> tuple[spaces.Box | spaces.Dict, spaces.Discrete]:
-    """The observation and action spaces of ``HGVecEnv`` for a ruleset and board reach (module docstring)."""
-    board = board_space(board_reach, ruleset)
-    actions = action_layout(board_reach, ruleset).size
-    if not lookahead:
-        return board, spaces.Discrete(actions)
-    gains = (len(search.LOOKAHEAD_FEATURES), actions)  # see hg_env.vector
-    observation = spaces.Dict(
-        {
-            "board": board,
-            "lookahead": spaces.Box(-np.inf, np.inf, gains, dtype=np.float32),
-            "estimate": spaces.Box(-np.inf, np.inf, (len(search.ESTIMATE_FEATURES),), dtype=np.float32),
-        }
-    )
-    return observation, spaces.Discrete(actions)
 
 
 class HGVecEnv(VecEnv):

@@ -1,12 +1,12 @@
 """Features extractors for your own stable-baselines3 policies on hg_env's board tensor.
 
-They are on the allow-list of model files (hg_env.train.model_file), so a policy
+They are on the allow-list of model files (hg_env.agents.model_file), so a policy
 built with them can be shared and loaded as ``policy:path=...`` without running
 code from the file::
 
     from sb3_contrib import MaskablePPO
-    from hg_env.train.features import BoardCNN
-    from hg_env.train.model_file import export_sb3
+    from hg_env.agents.features import BoardCNN
+    from hg_env.agents.model_file import export_sb3
     from hg_env.train.vec_env import HGVecEnv
 
     kwargs = dict(features_extractor_class=BoardCNN, features_extractor_kwargs=dict(channels=32))

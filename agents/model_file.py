@@ -35,7 +35,7 @@ writes them). A boardnet's tensors have the same shapes at every board reach
 at; a file whose own run config (``extra.config``, written by ``hgenv train``)
 names another reach than it declares is refused.
 
-Kinds: ``"boardnet"`` (``hg_env.train.policy.BoardNet``, what ``hgenv train``
+Kinds: ``"boardnet"`` (``hg_env.agents.network.BoardNet``, what ``hgenv train``
 writes) and ``"maskable_policy"`` (an sb3-contrib ``MaskableActorCriticPolicy``
 of allow-listed parts, what ``export_sb3`` writes for e.g. an ``"MlpPolicy"``).
 
@@ -100,8 +100,13 @@ ALLOWED_EXTRACTORS = (
     _SB3_LAYERS + "FlattenExtractor",
     _SB3_LAYERS + "CombinedExtractor",
     _SB3_LAYERS + "NatureCNN",
-    "hg_env.train.features.BoardCNN",
+    "hg_env.agents.features.BoardCNN",
+    "hg_env.train.features.BoardCNN",  # its name in files written before it moved to hg_env.agents
 )
+# Allow-listed names that files may hold but that now live elsewhere: file names, not import paths.
+MOVED_CLASSES = {"hg_env.train.features.BoardCNN": "hg_env.agents.features.BoardCNN"}
+# A boardnet's sizes (ints, inclusive): the ranges of hg_env.train.config.PolicyConfig, which trains it.
+BOARDNET_SIZES = {"channels": (1, 1024), "layers": (1, 64), "hidden": (1, 4096)}
 _POLICY_OPTIONS = (  # plain policy_kwargs of a MaskableActorCriticPolicy that shape the network
     "net_arch",
     "activation_fn",
@@ -113,8 +118,8 @@ _POLICY_OPTIONS = (  # plain policy_kwargs of a MaskableActorCriticPolicy that s
 _IGNORED_OPTIONS = ("ortho_init", "optimizer_class", "optimizer_kwargs")  # training only: never built
 _HOW_TO_EXPORT = (
     "train it with an allow-listed policy (MlpPolicy, MultiInputPolicy, hg_env.train.policy.HGPolicy; "
-    "features extractors: hg_env.train.features.BoardCNN or SB3's own) and save it with "
-    "hg_env.train.model_file.export_sb3(model, path, ruleset=...), which writes weights and plain metadata only"
+    "features extractors: hg_env.agents.features.BoardCNN or SB3's own) and save it with "
+    "hg_env.agents.model_file.export_sb3(model, path, ruleset=...), which writes weights and plain metadata only"
 )
 
 
@@ -208,10 +213,10 @@ def export_sb3(model: Any, path: str | Path, *, ruleset: str = DEFAULT_RULESET, 
     Works for ``HGPolicy`` and for ``MaskableActorCriticPolicy`` (and its Cnn / MultiInput
     variants) built from allow-listed parts; ``board_reach`` defaults to the one its observation
     space implies. ValueError naming anything not on the allow-list."""
-    from hg_env.train.policy import HGPolicy
+    from hg_env.agents.network import BoardNet
 
     policy = getattr(model, "policy", model)
-    if isinstance(policy, HGPolicy):
+    if isinstance(getattr(policy, "net", None), BoardNet):  # HGPolicy (hg_env.train.policy): its BoardNet
         kwargs = dict(policy.net_kwargs)
         _same_reach(path, kwargs["board_reach"], board_reach)
         if kwargs["ruleset"] != ruleset:
@@ -474,8 +479,8 @@ def _lookahead(kwargs: dict) -> bool:
 
 
 def describe_spaces(board_reach: int, lookahead: bool, ruleset: str = DEFAULT_RULESET) -> tuple[dict, dict]:
-    """The observation and action spaces of ``HGVecEnv`` (hg_env.train.vec_env) as plain JSON."""
-    from hg_env.train.vec_env import env_spaces
+    """The observation and action spaces of hg_env's envs (``hg_env.single_agent.env_spaces``) as plain JSON."""
+    from hg_env.single_agent import env_spaces
 
     observation, action = env_spaces(board_reach, lookahead, ruleset)
 
@@ -563,7 +568,7 @@ def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
     """A maskable policy's features extractor, built on the meta device as the policy builds it."""
     from stable_baselines3.common.torch_layers import CombinedExtractor, NatureCNN
 
-    from hg_env.train.vec_env import env_spaces
+    from hg_env.single_agent import env_spaces
 
     ruleset = kwargs.get("ruleset", DEFAULT_RULESET)
     _check_reach(path, kwargs.get("board_reach"), ruleset)
@@ -580,8 +585,7 @@ def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
 
 
 def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
-    from hg_env.train.config import PolicyConfig, range_of
-    from hg_env.train.policy import BoardNet
+    from hg_env.agents.network import BoardNet
 
     known = {"board_reach", "channels", "layers", "hidden", "lookahead", "ruleset"}
     if set(kwargs) != known:
@@ -589,10 +593,10 @@ def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
     if kwargs["ruleset"] not in RULESETS:
         raise ValueError(f"{path}: net_kwargs ruleset must be one of {RULESETS}, got {kwargs['ruleset']!r}")
     _check_reach(path, kwargs["board_reach"], kwargs["ruleset"])
-    for key in ("channels", "layers", "hidden"):
-        value, bounds = kwargs[key], range_of(PolicyConfig, key)
-        if isinstance(value, bool) or not isinstance(value, int) or value not in bounds:
-            raise ValueError(f"{path}: net_kwargs {key} must be an int {bounds}, got {value!r}")
+    for key, (low, high) in BOARDNET_SIZES.items():
+        value = kwargs[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"{path}: net_kwargs {key} must be an int {low}..{high}, got {value!r}")
     if not isinstance(kwargs["lookahead"], bool):
         raise ValueError(f"{path}: net_kwargs lookahead must be true or false, got {kwargs['lookahead']!r}")
     return BoardNet(**kwargs)
@@ -611,7 +615,7 @@ def _build_maskable_policy(path: Path, kwargs: dict) -> nn.Module:
     lookahead = kwargs.get("lookahead", False)
     if not isinstance(lookahead, bool):
         raise ValueError(f"{path}: net_kwargs lookahead must be true or false, got {lookahead!r}")
-    from hg_env.train.vec_env import env_spaces
+    from hg_env.single_agent import env_spaces
 
     observation, action = env_spaces(kwargs["board_reach"], lookahead, ruleset)
     cls = _allowed(path, "policy class", kwargs.get("policy"), ALLOWED_POLICIES)
@@ -640,7 +644,7 @@ def _build_maskable_policy(path: Path, kwargs: dict) -> nn.Module:
 def _policy_head_parameters(path: Path, kwargs: dict, features: int) -> int:
     """Parameters of a maskable policy's MLP and output layers on ``features`` inputs (its
     extractor's come on top)."""
-    from hg_env.train.vec_env import env_spaces
+    from hg_env.single_agent import env_spaces
 
     ruleset = kwargs.get("ruleset", DEFAULT_RULESET)
     _check_reach(path, kwargs.get("board_reach"), ruleset)
@@ -665,7 +669,7 @@ def _allowed(path: Path, what: str, name: Any, allowed: tuple[str, ...]) -> type
         raise ValueError(f"{path}: refused: {what} {name!r} is not on the allow-list {list(allowed)}; {_HOW_TO_EXPORT}")
     import importlib
 
-    module, _, attr = name.rpartition(".")
+    module, _, attr = MOVED_CLASSES.get(name, name).rpartition(".")
     return getattr(importlib.import_module(module), attr)
 
 
