@@ -17,8 +17,9 @@ here from the game state on a re-deal drawn from the agent's generator: it
 needs the state (``act(..., game=game)``, ``act_batch(..., state=state)``),
 as ``greedy`` does.
 
-Needs torch and sb3-contrib (the ``[train]`` extra); ``hg_env`` itself never
-imports torch.
+Needs torch (the ``[train]`` extra), and sb3-contrib for a model of an SB3 policy
+(``MlpPolicy``, ...); a model of ``hgenv train`` plays without it. ``hg_env`` itself
+never imports torch.
 """
 
 from __future__ import annotations

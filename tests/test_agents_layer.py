@@ -49,6 +49,16 @@ def test_no_module_of_agents_imports_training_code() -> None:
     assert not upward, "\n".join(upward)
 
 
+def test_the_allow_list_imports_no_training_code() -> None:
+    """The loader imports allow-listed classes by name (importlib): none of them from hg_env.train."""
+    pytest.importorskip("torch")
+    from hg_env.agents import model_file
+
+    names = (*model_file.ALLOWED_POLICIES, *model_file.ALLOWED_ACTIVATIONS, *model_file.ALLOWED_EXTRACTORS)
+    imported = [model_file.MOVED_CLASSES.get(name, name) for name in names]
+    assert not [name for name in imported if _upward(name)], imported
+
+
 def test_the_import_reader_sees_lazy_relative_and_from_imports() -> None:
     """The check above catches the imports it is there for (today's agents/policy.py had the first)."""
     source = (
@@ -67,7 +77,8 @@ def test_the_import_reader_sees_lazy_relative_and_from_imports() -> None:
 
 def test_a_policy_agent_loads_and_plays_a_shipped_model_without_training_code() -> None:
     """In a fresh interpreter: ``import hg_env.agents`` loads no torch; the policy agent loads a shipped
-    model and plays a move, and no module of hg_env.train was ever imported."""
+    model and plays a move, and no module of hg_env.train (nor SB3: a BoardNet needs torch only) was
+    ever imported."""
     pytest.importorskip("torch")
     code = textwrap.dedent(
         """
@@ -84,11 +95,12 @@ def test_a_policy_agent_loads_and_plays_a_shipped_model_without_training_code() 
         action = agent.act_batch(observe(state, [0], state.current[[0]]), masks, state)
         assert masks[0, action[0]]
         print(sorted(m for m in sys.modules if m == "hg_env.train" or m.startswith("hg_env.train.")))
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("stable_baselines3", "sb3_contrib")))
         """
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.split("\n")[:2] == ["[]", "[]"]  # no training code, and no SB3 for hgenv train's model
 
 
 def test_boardnet_sizes_of_model_files_are_those_training_accepts() -> None:
