@@ -184,12 +184,12 @@ class Game:
     def legal_retakes(self) -> list[tuple[int, int, int]]:
         """(x, y, local zone) of the own figures that may be taken back now: the shaman's pawns
         (R7.1, retake phase), or the Carcassonne abbot (occupy phase)."""
-        spec = self.rules.spec
-        if not (self.phase == "retake" or (self.phase == "occupy" and spec.recall is not None)):
+        decision = self.rules.spec.decision("retake")
+        if decision is None or decision.phase != self.state.phase[0]:
             return []
         s, board = self.state, self.rules.board
-        tiles = np.flatnonzero(engine.takeable(s, np.zeros(1, dtype=np.intp), int(s.phase[0]))[0])
-        return sorted((*board.xy(s.tile_cell[0, t]), int(s.occupant_local[0, t])) for t in tiles)
+        _, cells = decision.options(s, np.zeros(1, dtype=np.intp))
+        return sorted((*board.xy(c), int(s.occupant_local[0, s.board_tile[0, c]])) for c in cells)
 
     def legal_occupants(self) -> list[tuple[str, int]]:
         """(kind, local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
@@ -226,7 +226,8 @@ class Game:
     def retake(self, x: int | None, y: int | None = None, local_zone: int | None = None) -> None:
         """Take back the own figure at (x, y) (the shaman's pawn, T3; the Carcassonne abbot, in the
         occupy phase), or nothing with ``retake(None)`` (shaman only)."""
-        if self.phase != "occupy" or self.rules.spec.recall is None:
+        decision = self.rules.spec.decision("retake")
+        if decision is None or decision.phase != self.state.phase[0]:
             self._expect("retake", f"retake({x}, {y}, {local_zone})")
         if x is None:
             self._expect("retake", "retake(None)")
@@ -236,8 +237,7 @@ class Game:
         _check_ints(f"retake({x!r}, {y!r}, {local_zone!r})", x=x, y=y, **zone)
         legal = [(lx, ly) for lx, ly, lz in self.legal_retakes() if local_zone is None or lz == local_zone]
         if (x, y) not in legal:
-            spec = self.rules.spec
-            figure = {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
+            figure = decision.noun if decision is not None else "figure"
             raise ValueError(
                 f"retake({x}, {y}, {local_zone}): seat {self.current_player} has no {figure} there to take back; "
                 f"legal: {self.legal_retakes()}"
@@ -271,8 +271,9 @@ class Game:
         and the game is then unchanged."""
         action = check_action(action, self.layout.size)  # the batched core reads a negative action as "skip"
         layout, retaken = self.layout, None
-        if layout.retake <= action < layout.pit:  # records name the figure's zone: read it before it leaves
-            tile = self.state.board_tile[0, action - layout.retake]
+        first, end = layout.segment("retake")
+        if first <= action < end:  # records name the figure's zone: read it before it leaves
+            tile = self.state.board_tile[0, action - first]
             retaken = int(self.state.occupant_local[0, tile]) if tile >= 0 else None
         engine.step(self.state, np.array([action], dtype=np.int64))
         self.history.append(action)

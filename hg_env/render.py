@@ -574,8 +574,8 @@ def ansi_status(game: GameView, names: list[str] | None = None, color: bool = Fa
 
 def retake_figure(game: GameView) -> str:
     """The figure a ``retake`` takes back: ``pawn`` (the shaman), ``abbot`` (Carcassonne)."""
-    spec = game.rules.spec
-    return {kind.piece: kind.name for kind in spec.occupants}[spec.retake_piece]
+    decision = game.rules.spec.decision("retake")
+    return decision.noun if decision is not None else "figure"
 
 
 def render_ansi(

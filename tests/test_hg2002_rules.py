@@ -272,7 +272,7 @@ def test_no_powers_no_retake_no_pit_decisions() -> None:
     layout = game.layout
     assert [(name, slots) for name, _, slots in layout.kinds] == [("pawn", 8), ("hut", 10)]
     assert layout.retake == layout.pit == layout.none and layout.size == 4 * 25 * 25 + 19
-    assert get_ruleset(RULESET).retake is False and get_ruleset(RULESET).pit_choice is False
+    assert get_ruleset(RULESET).decisions == ()
     phases = set()
     while not game.is_over:
         phases.add(game.phase)

@@ -15,7 +15,7 @@ import pytest
 import hg_env
 from hg_env.core import hooks
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import RULESETS, Ruleset, get_ruleset
+from hg_env.core.ruleset import RULESETS, Decision, Ruleset, get_ruleset
 
 PROTOCOLS = {
     name: value
@@ -24,13 +24,22 @@ PROTOCOLS = {
 }
 
 
-def hook_fields() -> dict[str, type]:
-    """{Ruleset field: its hook Protocol} for the fields typed with one."""
-    return {f.name: PROTOCOLS[f.type.removeprefix("hooks.")] for f in fields(Ruleset) if f.type.startswith("hooks.")}
+def hook_fields(cls: type = Ruleset) -> dict[str, type]:
+    """{field of ``cls``: its hook Protocol} for the fields typed with one."""
+    return {f.name: PROTOCOLS[f.type.removeprefix("hooks.")] for f in fields(cls) if f.type.startswith("hooks.")}
 
 
-def test_every_protocol_types_a_ruleset_field():
-    assert set(hook_fields().values()) == set(PROTOCOLS.values())
+def test_every_protocol_types_a_ruleset_or_decision_field():
+    assert set(hook_fields().values()) | set(hook_fields(Decision).values()) == set(PROTOCOLS.values())
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_every_declared_decision_is_made_of_functions_of_the_protocols_signatures(ruleset):
+    for decision in get_ruleset(ruleset).decisions:
+        for name, protocol in hook_fields(Decision).items():
+            hook = getattr(decision, name)
+            wanted = list(inspect.signature(protocol.__call__).parameters)[1:]  # without self
+            assert len(inspect.signature(hook).parameters) == len(wanted), (ruleset, decision.name, name)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -1,7 +1,8 @@
 """One flat Discrete action space for every decision, with encode/decode/describe.
 
-Layout for a board of N cells (N = 625 for the default reach 12); a segment a
-ruleset does not use has size 0. Hunters & Gatherers 2020::
+Layout for a board of N cells (N = 625 for the default reach 12): placements, then each occupant
+kind's local zones, then each decision the ruleset declares (``Ruleset.decisions``), then none.
+Hunters & Gatherers 2020::
 
     index                         decision          phase
     [0, 4N)                       place (cell, rot)  place    cell*4 + rotation
@@ -27,9 +28,7 @@ import numpy as np
 
 from hg_env.core.arrays import nonzero
 from hg_env.core.rules import Board, Rules, board_geometry
-from hg_env.core.ruleset import DEFAULT_RULESET, PIECE_NAMES, Ruleset, get_ruleset
-
-MAX_PIT_DEER = 17  # choices 0..16: a 3x3 block holds at most 8 tiles x 2 deer
+from hg_env.core.ruleset import DEFAULT_RULESET, Decision, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
@@ -41,10 +40,26 @@ class ActionLayout:
     place: int
     occupy: int  # first occupant action; the kinds follow each other (``kinds``)
     kinds: tuple[tuple[str, int, int], ...]  # (name, first action, slots) per occupant kind
-    retake: int
-    pit: int
+    decisions: tuple[tuple[Decision, int, int], ...]  # (decision, first action, width) per declared decision
     none: int
     size: int
+
+    def segment(self, name: str) -> tuple[int, int]:
+        """[first, end) of the declared decision ``name``'s actions; ``(none, none)`` if not declared."""
+        for decision, first, width in self.decisions:
+            if decision.name == name:
+                return first, first + width
+        return self.none, self.none
+
+    @property
+    def retake(self) -> int:
+        """First action of the ``retake`` segment (the agents' network heads name it)."""
+        return self.segment("retake")[0]
+
+    @property
+    def pit(self) -> int:
+        """First action after the ``retake`` segment (the agents' network heads name it)."""
+        return self.segment("retake")[1] if self.segment("pit")[0] == self.none else self.segment("pit")[0]
 
     def encode(self, decision: tuple) -> int:
         """Flat index of a decision tuple (see ``decode`` for the forms)."""
@@ -62,23 +77,25 @@ class ActionLayout:
                 if isinstance(local, bool) or not (isinstance(local, (int, np.integer)) and 0 <= local < slots):
                     raise ValueError(f"a {kind} goes on local zone 0..{slots - 1}, got {local!r}")
                 return first + int(local)
-        if kind == "retake" and self.pit > self.retake:
-            _, x, y = decision
-            return self.retake + self.board.cell(x, y)
-        if kind == "pit" and self.none > self.pit:
+        for declared, first, width in self.decisions:
+            if kind != declared.name:
+                continue
+            if declared.operand == "cell":
+                _, x, y = decision
+                return first + self.board.cell(x, y)
             k = decision[1]
-            if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and 0 <= k < MAX_PIT_DEER):
-                raise ValueError(f"pit-trap choice must be 0..{MAX_PIT_DEER - 1}, got {k!r}")
-            return self.pit + int(k)
+            if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and 0 <= k < width):
+                raise ValueError(f"a {kind} choice must be 0..{width - 1}, got {k!r}")
+            return first + int(k)
         if kind == "none":
             return self.none
-        known = ["place", *(name for name, _, _ in self.kinds)]
-        known += ["retake"] * (self.pit > self.retake) + ["pit"] * (self.none > self.pit) + ["none"]
+        known = ["place", *(name for name, _, _ in self.kinds), *(d.name for d, _, _ in self.decisions), "none"]
         raise ValueError(f"unknown decision kind {kind!r} in {self.ruleset.name}; known: {known}")
 
     def decode(self, action: int) -> tuple:
         """``("place", x, y, rot)``, ``(kind, l)`` for an occupant kind (``"pawn"``, ``"hut"``,
-        ``"meeple"``, ``"abbot"``), ``("retake", x, y)``, ``("pit", k)`` or ``("none",)``."""
+        ``"meeple"``, ``"abbot"``), ``(name, x, y)`` or ``(name, k)`` for a declared decision
+        (``("retake", x, y)``, ``("pit", k)``), or ``("none",)``."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"an action is an int, got {action!r} ({type(action).__name__})")
         a = int(action)
@@ -90,10 +107,11 @@ class ActionLayout:
         for name, first, slots in self.kinds:
             if first <= a < first + slots:
                 return (name, a - first)
-        if a < self.pit:
-            return ("retake", *self.board.xy(a - self.retake))
-        if a < self.none:
-            return ("pit", a - self.pit)
+        for decision, first, width in self.decisions:
+            if first <= a < first + width:
+                if decision.operand == "cell":
+                    return (decision.name, *self.board.xy(a - first))
+                return (decision.name, a - first)
         return ("none",)
 
     def describe(self, action: int, tile: int | None = None) -> str:
@@ -102,12 +120,11 @@ class ActionLayout:
         if d[0] == "place":
             what = "tile" if tile is None else str(tile)
             return f"place {what} at ({d[1]},{d[2]}) r{d[3]}"
-        if d[0] == "retake":
-            return f"retake {PIECE_NAMES[self.ruleset.retake_piece]} at ({d[1]},{d[2]})"
-        if d[0] == "pit":
-            return f"pit trap: eat {d[1]} deer in range"
         if d[0] == "none":
             return "none"
+        declared = self.ruleset.decision(d[0])
+        if declared is not None:
+            return declared.describe(d)
         return f"{d[0]} on zone {d[1]}"
 
 
@@ -121,10 +138,12 @@ def _layout(ruleset: str, reach: int) -> ActionLayout:
     for kind in spec.occupants:
         kinds.append((kind.name, first, kind.slots))
         first += kind.slots
-    retake = first
-    pit = retake + (n if spec.retake else 0)
-    none = pit + (MAX_PIT_DEER if spec.pit_choice else 0)
-    return ActionLayout(spec, board, 0, occupy, tuple(kinds), retake, pit, none, none + 1)
+    decisions = []
+    for decision in spec.decisions:
+        width = n if decision.operand == "cell" else decision.width
+        decisions.append((decision, first, width))
+        first += width
+    return ActionLayout(spec, board, 0, occupy, tuple(kinds), tuple(decisions), first, first + 1)
 
 
 @cache

@@ -10,20 +10,20 @@ the default doing nothing more than the shared flow):
 
 * ``filter_placements`` (T1): placements beyond edge matching (the Carcassonne river);
 * ``after_place`` (T3): immediate powers (2020: logboat, hunting trap, shaman);
-* ``recall``: the occupant decision's "take your figure back" (the Carcassonne abbot);
+* ``decisions``: the ruleset's declared decisions (``Ruleset.decisions``: 2020's shaman retake and
+  pit-trap choice, the Carcassonne abbot's recall), each offered, checked and applied in its phase;
 * ``score_turn`` (T5): in-turn scoring beyond completed forests and rivers (monasteries);
 * ``end_game`` / ``final_scoring`` (R8): what happens when the last tile is played.
 
 Decision points (R3.7), with ``auto_skip_forced_actions=True`` (the default):
 
 * ``place``    always offered: only a placeable tile is ever drawn (R4.4);
-* ``retake``   after the shaman tile, only if the placer has a pawn on the board (Q9);
-* ``occupy``   only if some occupant (or taking the abbot back) is legal (skipped otherwise, R3.7);
-* ``pit_trap`` only with ``pit_trap_deer_choice="player_choice"``, and only if
-  there is more than one choice.
+* ``occupy``   only if some occupant (or a declared decision of the occupy phase) is legal
+  (skipped otherwise, R3.7);
+* a declared decision's own phase: when the ruleset's rule functions put a game in it (2020: the
+  shaman's retake after ``after_place``, the pit-trap choice from ``end_game``).
 
-With ``auto_skip_forced_actions=False``, ``occupy`` and ``pit_trap`` are offered
-even when the only choice is forced (``none`` / the single choice).
+With ``auto_skip_forced_actions=False``, ``occupy`` is offered even when the only choice is ``none``.
 
 Speed notes: a batch of one game (the AEC env, ``Game``) takes scalar paths (``*_one``); hot
 paths test small arrays with ``np.count_nonzero``, whose fixed cost is a fifth of ``.any()``'s.
@@ -35,19 +35,17 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.actions import action_layout, pick_rows, sample_rows
+from hg_env.core.actions import ActionLayout, action_layout, pick_rows, sample_rows
 from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import HUT, Ruleset
+from hg_env.core.ruleset import HUT, Decision, Ruleset
 from hg_env.core.scoring import majority
 from hg_env.core.state import (
     OCCUPY,
     OVER,
     PHASE_NAMES,
-    PIT_TRAP,
     PLACE,
-    RETAKE,
     State,
     deal_decks,
     empty_state,
@@ -152,7 +150,7 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
         rows[games] = np.arange(count)
         wanted = np.where(rows >= 0, 0, -1)  # _by_phase groups the games given a non-negative action
     # Parts, each ordered by row and then by action, appended in the order of their action ranges
-    # (place < occupy < retake < pit < none): a stable sort by row alone then orders every row's actions.
+    # (place < occupy < declared decisions < none): a stable sort by row alone then orders every row's actions.
     parts_rows, parts_actions = [], []
     for phase, g in _by_phase(state, wanted).items():
         r = rows[g]
@@ -164,21 +162,13 @@ def legal_actions(state: State, games: np.ndarray | None = None) -> tuple[np.nda
             gi, k = nonzero(state.occupy_mask[g])
             parts_rows.append(r[gi])
             parts_actions.append(layout.occupy + k)
-        if phase == RETAKE or (phase == OCCUPY and state.spec.recall is not None):
-            gi, ti = nonzero(takeable(state, g, phase))
-            cell = state.tile_cell[g[gi], ti].astype(np.int64)
-            order = np.lexsort((cell, gi))  # by cell within a game (takeable lists tiles)
-            parts_rows.append(r[gi[order]])
-            parts_actions.append(layout.retake + cell[order])
-        elif phase == PIT_TRAP:
-            lo, hi = state.pit_range[g, 0].astype(np.int64), state.pit_range[g, 1].astype(np.int64)
-            choices = hi - lo + 1
-            gi = np.repeat(np.arange(len(g)), choices)
+        offers_none = phase == OCCUPY
+        for decision, first, _ in _declared(layout, phase):
+            gi, operand = decision.options(state, g)
             parts_rows.append(r[gi])
-            parts_actions.append(
-                layout.pit + lo[gi] + np.arange(len(gi)) - np.repeat(np.cumsum(choices) - choices, choices)
-            )
-        if phase in (OCCUPY, RETAKE):
+            parts_actions.append(first + operand.astype(np.int64))
+            offers_none |= decision.offers_none
+        if offers_none:
             parts_rows.append(r)
             parts_actions.append(np.full(len(g), layout.none, dtype=np.int64))
     if not parts_rows:
@@ -309,20 +299,37 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
     return {int(p): games[phase == p] for p in np.bincount(phase, minlength=len(PHASE_NAMES)).nonzero()[0]}
 
 
-def takeable(state: State, g: np.ndarray, phase: int) -> np.ndarray:
-    """[len(g), T] bool: the figures the deciding seat may take back now: its pawns after the
-    shaman (retake phase, R7.1), or what the ruleset's ``recallable`` allows in the occupy phase."""
-    if phase == OCCUPY:
-        return state.spec.recallable(state, g)
-    return own_figures(state, g, state.spec.retake_piece)
+@cache
+def _declared_by_phase(layout: ActionLayout) -> dict[int, tuple[tuple[Decision, int, int], ...]]:
+    out: dict[int, tuple[tuple[Decision, int, int], ...]] = {}
+    for entry in layout.decisions:
+        out[entry[0].phase] = (*out.get(entry[0].phase, ()), entry)
+    return out
 
 
-def _retake_legal(state: State, g: np.ndarray, a: np.ndarray, layout, phase: int) -> np.ndarray:
-    """[len(g)] bool: action a takes back a figure ``takeable`` allows."""
-    retake = (a >= layout.retake) & (a < layout.pit)
-    tile = state.board_tile[g, np.where(retake, a - layout.retake, 0)].astype(np.intp)
-    allowed = takeable(state, g, phase)[np.arange(len(g)), np.maximum(tile, 0)]
-    return retake & (tile >= 0) & allowed
+def _declared(layout: ActionLayout, phase: int) -> tuple[tuple[Decision, int, int], ...]:
+    """(decision, first action, width) of the ruleset's declared decisions asked in ``phase``."""
+    return _declared_by_phase(layout).get(phase, ()) if layout.decisions else ()
+
+
+def _declared_legal(state: State, g: np.ndarray, a: np.ndarray, entry: tuple[Decision, int, int]) -> np.ndarray:
+    """[len(g)] bool: action a is one of the declared decision's legal options in games g."""
+    decision, first, width = entry
+    inside = (a >= first) & (a < first + width)
+    if not np.count_nonzero(inside):
+        return inside
+    gi, operand = decision.options(state, g)
+    offered = np.zeros((len(g), width), dtype=bool)
+    offered[gi, operand] = True
+    return inside & offered[np.arange(len(g)), np.where(inside, a - first, 0)]
+
+
+def declared_options(state: State, g: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The declared decision ``name``'s legal operands in games g (in its phase): ``(position, operand)``."""
+    decision = state.spec.decision(name)
+    if decision is None:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
+    return decision.options(state, g)
 
 
 def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -333,18 +340,15 @@ def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> n
         cell, rot = np.divmod(np.where(place, a, 0), 4)
         slot = state.frontier_slot[g, cell].astype(np.intp)
         return place & (slot >= 0) & state.place_fits[g, np.maximum(slot, 0), rot]
+    legal = np.zeros(len(g), dtype=bool)  # OVER: no action is legal
     if phase == OCCUPY:
-        occupy = (a >= layout.occupy) & (a < layout.retake)
+        occupy = (a >= layout.occupy) & (a < layout.occupy + state.spec.occupy_width)
         legal = (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.occupy, 0)]
-        if state.spec.recall is not None:
-            legal |= _retake_legal(state, g, a, layout, phase)
-        return legal
-    if phase == RETAKE:
-        return (a == layout.none) | _retake_legal(state, g, a, layout, phase)
-    if phase == PIT_TRAP:
-        k = a - layout.pit
-        return (k >= state.pit_range[g, 0]) & (k <= state.pit_range[g, 1]) & (a < layout.none)
-    return np.zeros(len(g), dtype=bool)  # OVER: no action is legal
+    for entry in _declared(layout, phase):
+        legal |= _declared_legal(state, g, a, entry)
+        if entry[0].offers_none:
+            legal |= a == layout.none
+    return legal
 
 
 def _legal_one(state: State, action: int) -> bool:
@@ -357,10 +361,11 @@ def _legal_one(state: State, action: int) -> bool:
         cell, rot = divmod(action, 4)
         slot = int(state.frontier_slot[0, cell])
         return slot >= 0 and bool(state.place_fits[0, slot, rot])
-    if phase == OCCUPY and state.spec.recall is None:
+    if phase == OCCUPY and not _declared(layout, OCCUPY):
         if action == layout.none:
             return True
-        return layout.occupy <= action < layout.retake and bool(state.occupy_mask[0, action - layout.occupy])
+        end = layout.occupy + state.spec.occupy_width
+        return layout.occupy <= action < end and bool(state.occupy_mask[0, action - layout.occupy])
     return bool(_legal_in_phase(state, phase, _ROW_ZERO, np.array([action]))[0])
 
 
@@ -394,24 +399,31 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
         state.last_cell[g] = cell
         state.tile_to_place[g] = -1
         finish.append(_after_place(state, g))
-    g = groups.get(RETAKE)
-    if g is not None:
-        retake = a[g] != layout.none
-        remove_figures(state, g[retake], state.board_tile[g[retake], a[g[retake]] - layout.retake].astype(np.intp))
-        finish.append(enter_occupy(state, g))
     g = groups.get(OCCUPY)
     if g is not None:
-        chosen = (a[g] >= layout.occupy) & (a[g] < layout.retake)
+        chosen = (a[g] >= layout.occupy) & (a[g] < layout.occupy + state.spec.occupy_width)
         _occupy(state, g[chosen], a[g[chosen]] - layout.occupy)
-        recall = (a[g] >= layout.retake) & (a[g] < layout.pit)
-        if np.count_nonzero(recall):
-            state.spec.recall(state, g[recall], a[g[recall]] - layout.retake)
-        finish.append(g)
+        declared = _declared(layout, OCCUPY)
+        if not declared:
+            finish.append(g)
+        else:  # a declared decision taken instead of an occupant (the Carcassonne abbot's recall)
+            rest = np.ones(len(g), dtype=bool)
+            for decision, first, width in declared:
+                picked = (a[g] >= first) & (a[g] < first + width)
+                if np.count_nonzero(picked):
+                    finish.append(decision.apply(state, g[picked], a[g[picked]] - first))
+                    rest &= ~picked
+            finish.append(g[rest])
+    for phase, g in groups.items():  # the ruleset's own phases: each decision applies, "none" too
+        if phase in (PLACE, OCCUPY):
+            continue
+        for decision, first, width in _declared(layout, phase):
+            picked = ((a[g] >= first) & (a[g] < first + width)) | (decision.offers_none & (a[g] == layout.none))
+            if np.count_nonzero(picked):
+                operand = np.where(a[g[picked]] == layout.none, -1, a[g[picked]] - first)
+                finish.append(decision.apply(state, g[picked], operand))
     if finish:
         _finish_tile(state, finish[0] if len(finish) == 1 else np.sort(np.concatenate(finish)))
-    g = groups.get(PIT_TRAP)
-    if g is not None:
-        _final_scoring(state, g, choice=(a[g] - layout.pit).astype(np.int64))
 
 
 def illegal_message(state: State, actions: np.ndarray, games: np.ndarray) -> str:
@@ -684,15 +696,16 @@ def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
         return g
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
-    if len(g) == 1 and state.spec.recall is None and state.rules.auto_skip_forced_actions:  # one game
+    declared = _declared(action_layout(state.rules), OCCUPY)  # chosen instead of an occupant
+    if len(g) == 1 and not declared and state.rules.auto_skip_forced_actions:  # one game
         if np.count_nonzero(mask):
             state.phase[g] = OCCUPY
             return g[:0]
         return g
     if state.rules.auto_skip_forced_actions:
         offered = mask.any(1)
-        if state.spec.recall is not None:  # taking the abbot back is a choice too
-            offered |= state.spec.recallable(state, g).any(1)
+        for decision, _, _ in declared:  # a choice too (the Carcassonne abbot's recall)
+            offered[decision.options(state, g)[0]] = True
         skip = ~offered
     else:
         skip = np.zeros(len(g), dtype=bool)
@@ -1006,10 +1019,10 @@ def _end_game(state: State, g: np.ndarray) -> None:
     if not len(g):
         return
     state.tile_to_place[g] = -1
-    _final_scoring(state, state.spec.end_game(state, g), choice=None)
+    finish_game(state, state.spec.end_game(state, g), choice=None)
 
 
-def _final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:
+def finish_game(state: State, g: np.ndarray, choice: np.ndarray | None) -> None:
     """R8.2: the ruleset's final scoring, then the winners (shared victory, R8.2.4)."""
     if not len(g):
         return

@@ -19,6 +19,29 @@ if TYPE_CHECKING:
     from hg_env.core.state import State
 
 
+# ---------------------------------------------------------------- declared decisions (ruleset.Decision)
+
+
+class DecisionOptions(Protocol):
+    def __call__(self, state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The legal operands of games g (all in the decision's phase) as ``(position in g, operand)``
+        pairs, ordered by position and then operand (an operand: a board cell, or a count)."""
+        ...
+
+
+class DecisionApply(Protocol):
+    def __call__(self, state: State, g: np.ndarray, operand: np.ndarray) -> np.ndarray:
+        """Carry out the decision in games g, one legal operand each (-1: "none", in the decision's own
+        phase). Returns the games whose tile is now done (the engine scores them and moves on)."""
+        ...
+
+
+class DescribeDecision(Protocol):
+    def __call__(self, decision: tuple) -> str:
+        """A decoded decision (``("retake", x, y)``, ``("pit", k)``) as a short move string."""
+        ...
+
+
 # ---------------------------------------------------------------- setup
 
 

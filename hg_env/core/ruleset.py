@@ -20,7 +20,6 @@ in ``hg_env/rulesets/``, one package each; ``get_ruleset(name)`` finds them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -90,6 +89,26 @@ class GameArray:
         return tuple(sizes[d] if isinstance(d, str) else d for d in self.shape)
 
 
+@dataclass(frozen=True)
+class Decision:
+    """A decision a ruleset adds to the universal turn (place, occupy, score, next seat, end): 2020's
+    shaman retake and pit-trap choice, Carcassonne's abbot recall. It owns a segment of the flat action
+    space (after the occupants' segments, in declaration order; ``hg_env.core.actions``); the engine
+    offers, checks and applies it through ``options`` and ``apply`` in the games that are in ``phase``
+    (its own phase, or the occupy phase beside the occupants)."""
+
+    name: str  # as decision tuples and records call it: ("retake", x, y), ("pit", k)
+    phase: int  # the phase (hg_env.core.state) it is asked in
+    operand: str  # "cell": a board cell, decoded as (x, y); "count": a number 0..width-1
+    width: int  # the segment's width for a "count"; a "cell" takes the board's cells
+    options: hooks.DecisionOptions  # the legal operands, compressed
+    apply: hooks.DecisionApply  # what a chosen operand (or "none" in its own phase) does
+    describe: hooks.DescribeDecision  # a decoded decision in words, for move strings
+    noun: str = ""  # what its operand names (the figure a retake takes back), for error messages
+    offers_none: bool = False  # in its own phase, "none" (decline) is legal too
+    same_tile: bool = False  # asked of the placer before its tile is done: a search looks on through it
+
+
 @dataclass(frozen=True, eq=False)
 class Ruleset:
     """One rule system: see the module docstring. Instances live in ``hg_env/rulesets``."""
@@ -110,9 +129,7 @@ class Ruleset:
     extra_deck: str | None = None  # name of the extra-tile deck ("menhir", "bonus"), None for none
     powers: tuple[str, ...] = ()  # special powers printed on its tiles
     has_systems: bool = False  # river systems (huts) as a second partition
-    retake: bool = False  # a "take back your figure on cell c" decision exists (shaman, abbot)
-    retake_piece: int = PAWN  # the piece it takes back
-    pit_choice: bool = False  # the 2020 pit-trap final-scoring choice may be asked
+    decisions: tuple[Decision, ...] = ()  # its decisions beyond place and occupy, in action-space order
     area_names: dict[int, str] = field(default_factory=dict)  # zone type -> what this game calls it
     bonus_event_key: str = "mushroomGroups"  # how a completed forest's scoring event names its C_BONUS count
     # The observation (hg_env.core.observation): names of the side terrains (codes 1, 2, ...), the tile
@@ -125,8 +142,6 @@ class Ruleset:
     fire_power: str | None = None  # the special power whose meadow's tigers eat no deer
     arrays: tuple[GameArray, ...] = ()  # its own per-game arrays (State.ruleset_arrays)
     # Rule functions with a default (signatures and defaults: hg_env.core.hooks); the engine calls each.
-    recall: Callable | None = None
-    recallable: Callable | None = None
     pieces_for: hooks.PiecesFor = hooks.printed_pieces
     after_place: hooks.AfterPlace = hooks.place_only
     score_turn: hooks.ScoreTurn = hooks.no_turn_scoring
@@ -149,6 +164,18 @@ class Ruleset:
     def areas(self) -> AreaTables:
         """The partitions' templates and tables (built on first use, then shared)."""
         return AreaTables(self.tiles, self.points, self.has_systems)
+
+    @cached_property
+    def decisions_in(self) -> dict[int, tuple[Decision, ...]]:
+        """{phase: the declared decisions asked in it}."""
+        out: dict[int, tuple[Decision, ...]] = {}
+        for decision in self.decisions:
+            out[decision.phase] = (*out.get(decision.phase, ()), decision)
+        return out
+
+    def decision(self, name: str) -> Decision | None:
+        """The declared decision called ``name``, or None."""
+        return next((d for d in self.decisions if d.name == name), None)
 
     @property
     def occupy_width(self) -> int:

@@ -59,7 +59,7 @@ from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.ruleset import PAWN
 from hg_env.core.scoring import majority
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OCCUPY, OVER, RETAKE, State, deck_of, deck_tiles
+from hg_env.core.state import OCCUPY, OVER, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
     C_FISH,
     C_LAKES,
@@ -383,14 +383,16 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
     games = [rows, g]
     actions = [np.full(len(rows), layout.none), layout.occupy + target]
     estimates = [base, est]
-    if state.spec.recall is not None:  # taking a figure back: step it on copies
-        gi, ti = nonzero(state.spec.recallable(state, rows))
+    for decision, first, _ in layout.decisions:  # one of the occupy phase (the abbot's recall): step it on copies
+        if decision.phase != OCCUPY:
+            continue
+        gi, operand = decision.options(state, rows)
         if len(gi):
-            recall = layout.retake + state.tile_cell[rows[gi], ti].astype(np.int64)
+            chosen = first + operand.astype(np.int64)
             kids = plain_copy(state, rows[gi])
-            engine.step(kids, recall)
+            engine.step(kids, chosen)
             games.append(rows[gi])
-            actions.append(recall)
+            actions.append(chosen)
             estimates.append(estimated_final_scores(kids))
     games, actions, estimates = np.concatenate(games), np.concatenate(actions), np.concatenate(estimates)
     order = np.argsort(games, kind="stable")
@@ -467,8 +469,9 @@ def turn_lookahead(
         engine.step(kids, actions.astype(np.int64))
         values = np.zeros((len(games), MAX_PLAYERS))
         same = kids.current == actor
-        occ, ret = np.flatnonzero(same & (kids.phase == OCCUPY)), np.flatnonzero(same & (kids.phase == RETAKE))
-        done = np.flatnonzero(~(same & ((kids.phase == OCCUPY) | (kids.phase == RETAKE))))
+        before = [d.phase for d in state.spec.decisions if d.same_tile]  # still on the tile (the shaman's retake)
+        occ, ret = np.flatnonzero(same & (kids.phase == OCCUPY)), np.flatnonzero(same & np.isin(kids.phase, before))
+        done = np.flatnonzero(~(same & ((kids.phase == OCCUPY) | np.isin(kids.phase, before))))
         if len(done):
             values[done] = transform(estimated_final_scores(kids, done), kids, done)
         for follow in (occ, ret):

@@ -104,8 +104,7 @@ RULESET = Ruleset(
     points=Points(
         enclosure_tile=2, enclosure_bonus=2, path_tile=1, path_fish=0, mammoth=0, aurochs=0, deer=0, system_fish=0
     ),
-    retake=True,
-    retake_piece=ABBOT,
+    decisions=(features.RECALL,),
     area_names={Z_LAND: "field", Z_ENCLOSURE: "city", Z_PATH: "road"},
     bonus_event_key="coats",
     terrain_names=("field", "city", "road", "river"),
@@ -119,8 +118,6 @@ RULESET = Ruleset(
     ),
     occupant_table=occupant_table,
     pieces_for=pieces_for,
-    recall=features.recall,
-    recallable=features.recallable,
     score_turn=features.score_turn,
     final_scoring=features.final_scoring,
     filter_placements=features.river_placements,

@@ -18,10 +18,10 @@ from hg_env.core.areas import ATTACHED_VALUE, OPEN, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import log_events, occupied_roots, remove_figures
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import ABBOT
+from hg_env.core.ruleset import ABBOT, Decision
 from hg_env.core.scoring import majority
 from hg_env.core.search import completion_probability
-from hg_env.core.state import State
+from hg_env.core.state import OCCUPY, State
 from hg_env.core.tiles import (
     C_BONUS,
     DIRECTION_OFFSETS,
@@ -149,6 +149,32 @@ def recall(state: State, g: np.ndarray, cells: np.ndarray) -> None:
         ),
     )
     remove_figures(state, g, tile)
+
+
+def recall_options(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of the abbots the deciding seats may take back (``recallable``), by game then cell."""
+    gi, ti = nonzero(recallable(state, g))
+    cell = state.tile_cell[g[gi], ti].astype(np.int64)
+    order = np.lexsort((cell, gi))
+    return gi[order], cell[order]
+
+
+def recall_decision(state: State, g: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """The abbot taken back instead of placing an occupant (``recall``): the tile is done."""
+    recall(state, g, cells)
+    return g
+
+
+RECALL = Decision(
+    name="retake",
+    phase=OCCUPY,
+    operand="cell",
+    width=0,
+    options=recall_options,
+    apply=recall_decision,
+    describe=lambda d: f"retake abbot at ({d[1]},{d[2]})",
+    noun="abbot",
+)
 
 
 # ---------------------------------------------------------------- final scoring

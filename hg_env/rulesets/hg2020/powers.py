@@ -8,8 +8,17 @@ from functools import cache
 
 import numpy as np
 
-from hg_env.core.engine import animal_dict, log_events, own_figures, special_root
-from hg_env.core.ruleset import PAWN
+from hg_env.core.arrays import nonzero
+from hg_env.core.engine import (
+    animal_dict,
+    enter_occupy,
+    finish_game,
+    log_events,
+    own_figures,
+    remove_figures,
+    special_root,
+)
+from hg_env.core.ruleset import PAWN, Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
 from hg_env.core.state import PIT_TRAP, RETAKE, State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
@@ -149,3 +158,61 @@ def end_game(state: State, g: np.ndarray) -> np.ndarray:
     asked = np.zeros(state.batch_size, dtype=bool)
     asked[ga] = True
     return g[~asked[g]]
+
+
+# ---------------------------------------------------------------- the decisions 2020 adds
+
+MAX_PIT_DEER = 17  # choices 0..16: a 3x3 block holds at most 8 tiles x 2 deer
+
+
+def retake_options(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R7.1: the cells of the placer's pawns on the board, by game then cell."""
+    gi, ti = nonzero(own_figures(state, g, PAWN))
+    cell = state.tile_cell[g[gi], ti].astype(np.int64)
+    order = np.lexsort((cell, gi))
+    return gi[order], cell[order]
+
+
+def retake(state: State, g: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """R7.1: the pawn on ``cells`` goes back to its owner (-1: none taken back), then the occupant
+    decision (T4). Returns the games that skip it: their tile is done."""
+    taken = cells >= 0
+    remove_figures(state, g[taken], state.board_tile[g[taken], cells[taken]].astype(np.intp))
+    return enter_occupy(state, g)
+
+
+def pit_options(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R7.15: every count of deer from the lowest to the highest the tigers may eat (``pit_range``)."""
+    lo, hi = state.pit_range[g, 0].astype(np.int64), state.pit_range[g, 1].astype(np.int64)
+    choices = hi - lo + 1
+    gi = np.repeat(np.arange(len(g)), choices)
+    return gi, lo[gi] + np.arange(len(gi)) - np.repeat(np.cumsum(choices) - choices, choices)
+
+
+def pit_choice(state: State, g: np.ndarray, eaten: np.ndarray) -> np.ndarray:
+    """R7.15: final scoring with the chosen count of deer eaten; the games are over."""
+    finish_game(state, g, choice=eaten.astype(np.int64))
+    return g[:0]
+
+
+RETAKE_DECISION = Decision(
+    name="retake",
+    phase=RETAKE,
+    operand="cell",
+    width=0,
+    options=retake_options,
+    apply=retake,
+    describe=lambda d: f"retake pawn at ({d[1]},{d[2]})",
+    noun="pawn",
+    offers_none=True,
+    same_tile=True,
+)
+PIT_DECISION = Decision(
+    name="pit",
+    phase=PIT_TRAP,
+    operand="count",
+    width=MAX_PIT_DEER,
+    options=pit_options,
+    apply=pit_choice,
+    describe=lambda d: f"pit trap: eat {d[1]} deer in range",
+)
