@@ -77,7 +77,8 @@ def action_kinds(layout: ActionLayout) -> np.ndarray:
     """[A] index into ``ACTION_KINDS`` of every action of the flat layout (hg_env.core.actions); the
     occupant kinds count as pawn / hut in their order (Carcassonne: meeple, abbot)."""
     (_, _, pawns), (_, _, huts) = layout.kinds
-    sizes = (layout.occupy, pawns, huts, layout.pit - layout.retake, layout.none - layout.pit, 1)
+    (retake, retake_end), (pit, pit_end) = layout.segment("retake"), layout.segment("pit")
+    sizes = (layout.occupy, pawns, huts, retake_end - retake, pit_end - pit, 1)
     return np.repeat(np.arange(len(ACTION_KINDS)), sizes)
 
 
@@ -203,7 +204,7 @@ class BoardNet(nn.Module):
         self.retake_out = nn.Linear(channels, 1)
         estimates = len(ESTIMATE_FEATURES) if lookahead else 0
         self.trunk = nn.Sequential(nn.Linear(3 * channels + hidden + estimates, hidden), nn.ReLU())
-        self.other_out = nn.Linear(hidden, self.layout.size - self.layout.pit)  # pit trap choices, none
+        self.other_out = nn.Linear(hidden, self.layout.size - self.layout.segment("pit")[0])  # pit trap choices, none
         zone_inputs = zones.shape[1] + 2 * len(AREA_FEATURES)
         self.zone_in = nn.Linear(zone_inputs, hidden)
         self.zone_context = nn.Linear(hidden, hidden, bias=False)
@@ -312,7 +313,7 @@ class BoardNet(nn.Module):
         occupants = self.zone_out(zone_hidden)  # [B, 10, 2]: per occupant kind (pawn, hut; meeple, abbot)
         (_, _, first_slots), (_, _, second_slots) = self.layout.kinds
         parts = [place_logits.reshape(b, 4 * n), occupants[:, :first_slots, 0], occupants[:, :second_slots, 1]]
-        if self.layout.pit > self.layout.retake:
+        if self.layout.segment("retake")[1] > self.layout.segment("retake")[0]:
             parts.append(retake_logits.reshape(b, n))
         logits = torch.cat([*parts, other], 1)
         if legal is not None:

@@ -45,8 +45,6 @@ from hg_env.render import (
     occupant_role,
     player_name,
     render_ansi,
-    retake_figure,
-    tile_zones,
     zone_summary,
 )
 from hg_env.rule_flags import game_title, parse_flags
@@ -94,21 +92,12 @@ def describe_move(game: Game, action: int) -> str:
         local = decision[1]
         role = occupant_role(ruleset, tile, kind, local)
         figure = f"a {kind} as a {role}"  # a pawn as a hunter, a meeple as a knight
-        if role == kind:  # a hut, your abbot (each player has one)
-            figure = "your abbot" if kind == "abbot" else f"a {kind}"
+        if role == kind:  # a hut; your abbot (a player has one of it)
+            figure = f"your {kind}" if _one_each(game, kind) else f"a {kind}"
         return f"{kind} {local}: {figure} on the {zone_summary(ruleset, tile, local, rot)}"
-    if kind == "retake":
-        _, x, y = decision
-        tile, _ = game.tile_at(x, y)
-        local = int(game.state.occupant_local[0, tile])
-        figure = retake_figure(game)  # the shaman's pawn, the Carcassonne abbot
-        if figure == "abbot":
-            feature = tile_zones(ruleset, tile)[local].type
-            points = _cloister_points(game, x, y)
-            return f"retake {x} {y}: take your abbot back from the {feature} at ({x},{y}), scoring {points} now"
-        return f"retake {x} {y}: take back your {occupant_role(ruleset, tile, figure, local)} at ({x},{y})"
-    if kind == "pit":
-        return f"pit {decision[1]}: tigers eat {decision[1]} deer in the pit trap's range"
+    if kind != "none":  # a decision the ruleset declares, in its presentation's words
+        words = presentation(ruleset).moves.get(kind)
+        return words(game, decision) if words else game.layout.describe(action)
     return "none: place nothing" if game.phase == "occupy" else "none: take nothing back"
 
 
@@ -141,12 +130,13 @@ def parse_move(game: Game, text: str) -> int:
     head = words[0]
     if head in ("none", "pass", "skip", "nothing"):
         return _legal(game, ("none",), "'none' is not a choice now: place the tile first")
-    if head in (*_occupant_kinds(game), "pit"):
+    declared = game.rules.spec.decision(head)
+    if head in _occupant_kinds(game) or (declared is not None and declared.operand == "count"):
         number = _ints(words[1:], 1, f"{head} needs one number, e.g. '{head} 2'")[0]
         return _legal(game, (head, number), _occupy_hint(game, head, number))
-    if head == "retake":
-        x, y = _ints(words[1:], 2, "retake needs a position, e.g. 'retake 1 -2'")
-        return _legal(game, ("retake", x, y), f"you have no {retake_figure(game)} to take back at ({x},{y})")
+    if declared is not None:  # a cell: the figure to take back (the shaman's pawn, the Carcassonne abbot)
+        x, y = _ints(words[1:], 2, f"{head} needs a position, e.g. '{head} 1 -2'")
+        return _legal(game, (head, x, y), f"you have no {declared.noun} to take back at ({x},{y})")
     if not re.fullmatch(r"-?\d+|r\d", head):
         raise ValueError(f"'{text.strip()}' is not a move: type a move number, a move like '41 1 0 r1', or 'help'")
     return _parse_placement(game, words)
@@ -204,9 +194,11 @@ def _occupant_kinds(game: Game) -> list[str]:
     return [kind.name for kind in game.rules.spec.occupants]
 
 
-def _cloister_points(game: Game, x: int, y: int) -> int:
-    """What a monastery or garden at (x, y) is worth now: 1 + its neighbours (A1.5)."""
-    return sum(game.tile_at(x + dx, y + dy) is not None for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+def _one_each(game: Game, kind: str) -> bool:
+    """A player has one figure of this occupant kind (the Carcassonne abbot): "your abbot"."""
+    spec = game.rules.spec
+    piece = next(k.piece for k in spec.occupants if k.name == kind)
+    return spec.pieces_of(game.rules)[piece] == 1
 
 
 def _occupy_hint(game: Game, kind: str, number: int) -> str:
@@ -219,13 +211,15 @@ def _occupy_hint(game: Game, kind: str, number: int) -> str:
 
 
 def describe_phase(game: Game) -> str:
-    return {
+    shared = {
         "place": f"place tile {game.tile_to_place}",
         "occupy": f"you may put {occupant_kinds_text(game)} on the tile you placed",
-        "retake": "the shaman lets you take back one of your pawns",
-        "pit_trap": "choose how many deer the tigers eat near the pit trap",
         "over": "the game is over",
-    }[game.phase]
+    }
+    if game.phase in shared:
+        return shared[game.phase]
+    words = presentation(game.ruleset).phases.get(game.phase)  # a declared decision's phase
+    return words.prompt if words else game.phase
 
 
 class Session:

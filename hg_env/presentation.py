@@ -72,6 +72,15 @@ class Glyph:
     box: tuple[float, float] = (0.0, 0.0)  # unit-square half size it keeps clear on a tile (not for a plot's sign)
 
 
+@dataclass(frozen=True)
+class PhaseWords:
+    """How the texts say what a seat does in the phase of a decision its ruleset declares."""
+
+    board: str  # the text board's line after the seat's name: "may take back one of their pawns (shaman)"
+    prompt: str  # ``hgenv play``'s "you ..." line: "the shaman lets you take back one of your pawns"
+    picture: str = ""  # the picture's line after the seat's name ("": the phase's name)
+
+
 def no_key(draw: Any, game: Any, x0: int, top: int) -> int:
     """The default key of a picture: nothing of its own (the shared marks follow)."""
     return top
@@ -97,6 +106,10 @@ class Presentation:
     roles: dict[str, str] = field(default_factory=dict)  # zone type -> what a pawn there is ("hunter")
     card: str = ""  # its part of the env card (hg_env.aec): env name, spaces, action layout, rules page
     events: dict[str, Callable[[Any], str]] = field(default_factory=dict)  # event type -> sentence (render.Told)
+    # Its declared decisions (Ruleset.decisions) in words: phase name -> what the seat does then, and
+    # decision name -> (game, decoded decision) -> the move's line in ``hgenv play``'s list.
+    phases: dict[str, PhaseWords] = field(default_factory=dict)
+    moves: dict[str, Callable[[Any, tuple], str]] = field(default_factory=dict)
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
 
 

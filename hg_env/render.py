@@ -565,10 +565,9 @@ def ansi_status(game: GameView, names: list[str] | None = None, color: bool = Fa
         lines.append(f"{who} may {', or '.join(offers)}{extra}")
         zones = "; ".join(f"{z} {zone_summary(ruleset, placed, z, rot)}" for z in sorted(tile_zones(ruleset, placed)))
         lines.append(f"zones of tile {placed}: {zones}")
-    elif game.phase == "retake":
-        lines.append(f"{who} may take back one of their pawns (shaman){extra}")
-    else:
-        lines.append(f"{who} chooses how many deer the tigers eat near the pit trap")
+    else:  # the phase of a decision the ruleset declares
+        words = presentation(ruleset).phases.get(game.phase)
+        lines.append(f"{who} {words.board if words else 'to ' + game.phase}{extra}")
     return "\n".join(lines)
 
 
@@ -1526,7 +1525,8 @@ def _draw_panel(
         occupy = "may add a " + occupant_kinds_text(game, articles=False)
         if game.legal_retakes() and not game.legal_occupants():
             occupy = f"may take back their {retake_figure(game)}"
-        verb = {"place": "to place", "occupy": occupy, "retake": "may take back a pawn"}
+        verb = {"place": "to place", "occupy": occupy}
+        verb |= {phase: words.picture for phase, words in presentation(game.ruleset).phases.items() if words.picture}
         y = _text_lines(draw, (x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", 14, INK, right) + 4
         tile = game.tile_to_place
         if game.phase == "place" and tile is not None:

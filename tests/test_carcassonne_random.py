@@ -163,9 +163,10 @@ def check_masks(state: State, game: int) -> None:
         assert got == legal_placements(state, game), f"tile {state.tile_to_place[game]}"
     elif state.phase[game] == OCCUPY:
         deploy, recall = legal_deployments(state, game)
-        got = {layout.decode(int(a)) for a in np.flatnonzero(mask[layout.occupy : layout.retake]) + layout.occupy}
+        retake, retake_end = layout.segment("retake")
+        got = {layout.decode(int(a)) for a in np.flatnonzero(mask[layout.occupy : retake]) + layout.occupy}
         assert got == deploy
-        assert set((np.flatnonzero(mask[layout.retake : layout.pit])).tolist()) == recall
+        assert set((np.flatnonzero(mask[retake:retake_end])).tolist()) == recall
         assert deploy or recall or not state.rules.auto_skip_forced_actions  # R3.7: skipped when empty
 
 

@@ -271,7 +271,7 @@ def test_no_powers_no_retake_no_pit_decisions() -> None:
     game = Game(3, seed=5, ruleset=RULESET)
     layout = game.layout
     assert [(name, slots) for name, _, slots in layout.kinds] == [("pawn", 8), ("hut", 10)]
-    assert layout.retake == layout.pit == layout.none and layout.size == 4 * 25 * 25 + 19
+    assert layout.decisions == () and layout.none == layout.occupy + 18 and layout.size == 4 * 25 * 25 + 19
     assert get_ruleset(RULESET).decisions == ()
     phases = set()
     while not game.is_over:

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from hg_env.core import engine
-from hg_env.core.state import OCCUPY, OVER, PLACE, RETAKE
+from hg_env.core.state import OCCUPY, OVER, PLACE
+from hg_env.rulesets.hg2020.powers import RETAKE
 from tests.invariants import (
     check_areas,
     check_batch_equals_singles,

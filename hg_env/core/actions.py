@@ -51,16 +51,6 @@ class ActionLayout:
                 return first, first + width
         return self.none, self.none
 
-    @property
-    def retake(self) -> int:
-        """First action of the ``retake`` segment (the agents' network heads name it)."""
-        return self.segment("retake")[0]
-
-    @property
-    def pit(self) -> int:
-        """First action after the ``retake`` segment (the agents' network heads name it)."""
-        return self.segment("retake")[1] if self.segment("pit")[0] == self.none else self.segment("pit")[0]
-
     def encode(self, decision: tuple) -> int:
         """Flat index of a decision tuple (see ``decode`` for the forms)."""
         if not isinstance(decision, (tuple, list)) or not decision:

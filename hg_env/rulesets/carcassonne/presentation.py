@@ -163,6 +163,16 @@ EVENTS = {
 }
 
 
+def recall_move(game: GameView, decision: tuple) -> str:
+    """``hgenv play``'s line for taking the abbot back (A1.5): its feature and what it scores now
+    (1 + the neighbouring tiles)."""
+    _, x, y = decision
+    tile, _ = game.tile_at(x, y)
+    feature = art.tile_zones(game.ruleset, tile)[int(game.state.occupant_local[0, tile])].type
+    points = sum(game.tile_at(x + dx, y + dy) is not None for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+    return f"retake {x} {y}: take your abbot back from the {feature} at ({x},{y}), scoring {points} now"
+
+
 PRESENTATION = Presentation(
     card=CARD,
     listed=2,
@@ -180,4 +190,5 @@ PRESENTATION = Presentation(
     compact_signs=("city", "monastery", "garden", "road", "river"),  # a compact tile's order (the rest is field)
     events=EVENTS,
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
+    moves={"retake": recall_move},
 )

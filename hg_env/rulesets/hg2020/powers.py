@@ -20,11 +20,12 @@ from hg_env.core.engine import (
 )
 from hg_env.core.ruleset import PAWN, Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
-from hg_env.core.state import PIT_TRAP, RETAKE, State
+from hg_env.core.state import PHASE_NAMES, State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
 from hg_env.rulesets.hunters_gatherers import live_animals, meadow_zones_near, pit_stats
 
 IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
+RETAKE, PIT_TRAP = PHASE_NAMES.index("retake"), PHASE_NAMES.index("pit_trap")  # the phases of its decisions
 
 
 # ---------------------------------------------------------------- the powers' formulas (R7)

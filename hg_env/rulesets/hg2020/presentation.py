@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hg_env import render as art
-from hg_env.presentation import DrawnZone, Glyph, Presentation
+from hg_env.presentation import DrawnZone, Glyph, PhaseWords, Presentation
 from hg_env.rulesets.hunters_gatherers_presentation import (
     COMPACT_LEGEND,
     COMPACT_SIGNS,
@@ -84,6 +84,31 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     return DrawnZone(**{**hunters_zone(zone, tile, glyphs, notes, name).__dict__, "special": special})
 
 
+def retake_move(game: art.GameView, decision: tuple) -> str:
+    """``hgenv play``'s line for the shaman's retake (R7.1): the pawn by its role."""
+    _, x, y = decision
+    tile, _ = game.tile_at(x, y)
+    local = int(game.state.occupant_local[0, tile])
+    return f"retake {x} {y}: take back your {art.occupant_role(game.ruleset, tile, 'pawn', local)} at ({x},{y})"
+
+
+PHASES = {
+    "retake": PhaseWords(
+        board="may take back one of their pawns (shaman)",
+        prompt="the shaman lets you take back one of your pawns",
+        picture="may take back a pawn",
+    ),
+    "pit_trap": PhaseWords(
+        board="chooses how many deer the tigers eat near the pit trap",
+        prompt="choose how many deer the tigers eat near the pit trap",
+    ),
+}
+MOVES = {
+    "retake": retake_move,
+    "pit": lambda game, decision: f"pit {decision[1]}: tigers eat {decision[1]} deer in the pit trap's range",
+}
+
+
 PRESENTATION = Presentation(
     card=CARD,
     listed=0,
@@ -100,4 +125,6 @@ PRESENTATION = Presentation(
     glyphs=GLYPHS,
     special_codes=SPECIAL_CODES,
     events={**EVENTS, **POWER_EVENTS},
+    phases=PHASES,
+    moves=MOVES,
 )
