@@ -319,9 +319,10 @@ def _declared_legal(state: State, g: np.ndarray, a: np.ndarray, entry: tuple[Dec
     if not np.count_nonzero(inside):
         return inside
     gi, operand = decision.options(state, g)
-    offered = np.zeros((len(g), width), dtype=bool)
-    offered[gi, operand] = True
-    return inside & offered[np.arange(len(g)), np.where(inside, a - first, 0)]
+    offered = gi * width + operand  # increasing: options are ordered by game, then operand
+    wanted = np.arange(len(g)) * width + (a - first)
+    at = np.minimum(np.searchsorted(offered, wanted), max(len(offered) - 1, 0))
+    return inside & (offered[at] == wanted) if len(offered) else inside & False
 
 
 def declared_options(state: State, g: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -152,11 +152,10 @@ def recall(state: State, g: np.ndarray, cells: np.ndarray) -> None:
 
 
 def recall_options(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The cells of the abbots the deciding seats may take back (``recallable``), by game then cell."""
+    """The cells of the abbots the deciding seats may take back (``recallable``), by game: a seat has one
+    abbot (A1.1), so a game offers at most one cell and no sort is needed."""
     gi, ti = nonzero(recallable(state, g))
-    cell = state.tile_cell[g[gi], ti].astype(np.int64)
-    order = np.lexsort((cell, gi))
-    return gi[order], cell[order]
+    return gi, state.tile_cell[g[gi], ti].astype(np.int64)
 
 
 def recall_decision(state: State, g: np.ndarray, cells: np.ndarray) -> np.ndarray:
