@@ -206,8 +206,7 @@ class Game:
         """How many in-range deer the tigers may eat (``pit_trap_deer_choice="player_choice"``)."""
         if self.phase != "pit_trap":
             return []
-        lo, hi = self.state.pit_range[0]
-        return list(range(int(lo), int(hi) + 1))
+        return engine.declared_options(self.state, np.zeros(1, dtype=np.intp), "pit")[1].tolist()
 
     # ------------------------------------------------------------ decisions
 
