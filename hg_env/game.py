@@ -19,7 +19,7 @@ import numpy as np
 from hg_env.core import engine
 from hg_env.core.actions import ActionLayout, action_layout
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
-from hg_env.core.ruleset import DEFAULT_RULESET
+from hg_env.core.ruleset import DEFAULT_RULESET, Decision
 from hg_env.core.state import OVER, PHASE_NAMES, State
 from hg_env.record import check_record, make_record
 
@@ -269,11 +269,12 @@ class Game:
         """Apply one flat action (hg_env.core.actions); ValueError if it is not an int or not legal,
         and the game is then unchanged."""
         action = check_action(action, self.layout.size)  # the batched core reads a negative action as "skip"
-        layout, retaken = self.layout, None
-        first, end = layout.segment("retake")
-        if first <= action < end:  # records name the figure's zone: read it before it leaves
-            tile = self.state.board_tile[0, action - first]
-            retaken = int(self.state.occupant_local[0, tile]) if tile >= 0 else None
+        retaken = None
+        for decision, first, width in self.layout.decisions:
+            if decision.operand == "cell" and first <= action < first + width:
+                # records name the figure's zone: read it before it leaves
+                tile = self.state.board_tile[0, action - first]
+                retaken = int(self.state.occupant_local[0, tile]) if tile >= 0 else None
         engine.step(self.state, np.array([action], dtype=np.int64))
         self.history.append(action)
         if retaken is not None:
@@ -319,7 +320,7 @@ class Game:
         out = []
         for i, action in enumerate(self.history):
             entry = list(self.layout.decode(action))
-            if entry[0] == "retake":
+            if i in self._retaken_zone:  # a figure named by its cell (the shaman's, the abbot's): its zone too
                 entry.append(self._retaken_zone[i])
             out.append(entry)
         return out
@@ -369,12 +370,15 @@ class Game:
 
     def apply_decision(self, entry: list) -> None:
         """Apply one record entry: ["place", x, y, r], [kind, z] for an occupant kind ("pawn", "hut",
-        "meeple", "abbot"), ["retake", x, y, z], ["pit", k] or ["none"]."""
+        "meeple", "abbot"), a declared decision: [name, x, y, z] for a figure on a cell (["retake", x, y, z]),
+        [name, k] for a count (["pit", k]), or ["none"]."""
         if not isinstance(entry, (list, tuple)) or not entry:
             raise ValueError(f"a decision must be a non-empty list, got {entry!r}")
         kind, args = entry[0], list(entry[1:])
         occupants = [k.name for k in self.rules.spec.occupants]
-        known = {"place": 3, "retake": 3, "pit": 1, "none": 0, **dict.fromkeys(occupants, 1)}
+        declared = {d.name: d for d in self.rules.spec.decisions}
+        known = {"place": 3, "none": 0, **dict.fromkeys(occupants, 1)}
+        known |= {name: 3 if d.operand == "cell" else 1 for name, d in declared.items()}
         if not isinstance(kind, str) or kind not in known:
             raise ValueError(f"unknown decision kind {kind!r}; known: {sorted(known)}")
         if len(args) != known[kind]:
@@ -389,10 +393,25 @@ class Game:
             self.retake(*args)
         elif kind == "pit":
             self.choose_pit_trap(*args)
+        elif kind in declared:  # a decision of the ruleset's own, beyond the Game methods
+            self._apply_declared(declared[kind], args)
         elif self.phase == "retake":
             self.retake(None)
+        elif any(d.offers_none and PHASE_NAMES[d.phase] == self.phase for d in declared.values()):
+            self.step(self.layout.none)  # declining a declared decision in its own phase
         else:
             self.occupy(None)
+
+    def _apply_declared(self, decision: Decision, args: list[int]) -> None:
+        """A record entry of a declared decision: its figure's cell must hold the recorded zone."""
+        if decision.operand == "cell":
+            x, y, zone = args
+            here = self.tile_at(x, y)
+            if here is None or self.state.occupant_local[0, here[0]] != zone:
+                raise ValueError(f"no figure on zone {zone} at ({x},{y}) to {decision.name}")
+            self.step(self.layout.encode((decision.name, x, y)))
+        else:
+            self.step(self.layout.encode((decision.name, *args)))
 
     # ------------------------------------------------------------ helpers
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS, get_ruleset
+from hg_env.core.ruleset import DEFAULT_RULESET, get_ruleset, rulesets
 
 FORMAT = "hg_env.game_record"
 VERSION = 2
@@ -90,8 +90,8 @@ def check_record(record: object) -> dict:
     if not isinstance(rules, dict):
         raise ValueError(f"corrupt record: 'rules' must be an object, got {rules!r}")
     ruleset = record.get("ruleset", DEFAULT_RULESET) if version == VERSION else DEFAULT_RULESET
-    if ruleset not in RULESETS:
-        raise ValueError(f"corrupt record: 'ruleset' must be one of {RULESETS}, got {ruleset!r}")
+    if ruleset not in rulesets():  # called: a test may add a ruleset after this module loads
+        raise ValueError(f"corrupt record: 'ruleset' must be one of {rulesets()}, got {ruleset!r}")
     if rules.get("ruleset", ruleset) != ruleset:
         raise ValueError(f"corrupt record: 'rules.ruleset' {rules.get('ruleset')!r} differs from 'ruleset' {ruleset!r}")
     if not _int(record.get("num_players"), MIN_PLAYERS, MAX_PLAYERS):
@@ -109,7 +109,7 @@ def check_record(record: object) -> dict:
     for key in deck_keys:
         if not _ints(record.get(key)):
             raise ValueError(f"corrupt record: {key!r} must be a list of tile ids, got {record.get(key)!r}")
-    others = {f"{get_ruleset(name).extra_deck}_deck" for name in RULESETS if get_ruleset(name).extra_deck}
+    others = {f"{get_ruleset(name).extra_deck}_deck" for name in rulesets() if get_ruleset(name).extra_deck}
     for key in sorted(others - set(deck_keys)):
         if key in record:
             has = f"a {extra} deck ({extra}_deck)" if extra else "no extra deck"

@@ -115,3 +115,15 @@ def test_hgenv_play_lists_and_reads_it(bank_ruleset: str) -> None:
     assert parse_move(game, "bank 2") == first + 2
     with pytest.raises(ValueError, match="'bank 0' is not possible"):
         parse_move(game, "bank 0")
+
+
+def test_a_record_names_it_and_replays_it(bank_ruleset: str) -> None:
+    game = occupy_position(bank_ruleset)
+    game.step(game.layout.encode(("bank", 2)))
+    record = game.to_record()
+    assert record["decisions"][-1] == ["bank", 2]
+    again = Game.from_record(record)
+    assert again.scores == game.scores and again.history == game.history
+    record["decisions"][-1] = ["bank", 0]  # never offered
+    with pytest.raises(ValueError, match=r"decision 1 \['bank', 0\] cannot be replayed"):
+        Game.from_record(record)
