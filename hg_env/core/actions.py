@@ -40,6 +40,7 @@ class ActionLayout:
     place: int
     occupy: int  # first occupant action; the kinds follow each other (``kinds``)
     kinds: tuple[tuple[str, int, int], ...]  # (name, first action, slots) per occupant kind
+    occupy_end: int  # one past the last occupant action
     decisions: tuple[tuple[Decision, int, int], ...]  # (decision, first action, width) per declared decision
     none: int
     size: int
@@ -128,12 +129,13 @@ def _layout(ruleset: str, reach: int) -> ActionLayout:
     for kind in spec.occupants:
         kinds.append((kind.name, first, kind.slots))
         first += kind.slots
+    end = first
     decisions = []
     for decision in spec.decisions:
         width = n if decision.operand == "cell" else decision.width
         decisions.append((decision, first, width))
         first += width
-    return ActionLayout(spec, board, 0, occupy, tuple(kinds), tuple(decisions), first, first + 1)
+    return ActionLayout(spec, board, 0, occupy, tuple(kinds), end, tuple(decisions), first, first + 1)
 
 
 @cache

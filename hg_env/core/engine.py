@@ -341,10 +341,11 @@ def _legal_in_phase(state: State, phase: int, g: np.ndarray, a: np.ndarray) -> n
         cell, rot = np.divmod(np.where(place, a, 0), 4)
         slot = state.frontier_slot[g, cell].astype(np.intp)
         return place & (slot >= 0) & state.place_fits[g, np.maximum(slot, 0), rot]
-    legal = np.zeros(len(g), dtype=bool)  # OVER: no action is legal
     if phase == OCCUPY:
-        occupy = (a >= layout.occupy) & (a < layout.occupy + state.spec.occupy_width)
+        occupy = (a >= layout.occupy) & (a < layout.occupy_end)
         legal = (a == layout.none) | occupy & state.occupy_mask[g, np.where(occupy, a - layout.occupy, 0)]
+    else:
+        legal = np.zeros(len(g), dtype=bool)  # OVER: no action is legal
     for entry in _declared(layout, phase):
         legal |= _declared_legal(state, g, a, entry)
         if entry[0].offers_none:
@@ -365,8 +366,7 @@ def _legal_one(state: State, action: int) -> bool:
     if phase == OCCUPY and not _declared(layout, OCCUPY):
         if action == layout.none:
             return True
-        end = layout.occupy + state.spec.occupy_width
-        return layout.occupy <= action < end and bool(state.occupy_mask[0, action - layout.occupy])
+        return layout.occupy <= action < layout.occupy_end and bool(state.occupy_mask[0, action - layout.occupy])
     return bool(_legal_in_phase(state, phase, _ROW_ZERO, np.array([action]))[0])
 
 
@@ -402,7 +402,7 @@ def step(state: State, actions: np.ndarray | list[int]) -> None:
         finish.append(_after_place(state, g))
     g = groups.get(OCCUPY)
     if g is not None:
-        chosen = (a[g] >= layout.occupy) & (a[g] < layout.occupy + state.spec.occupy_width)
+        chosen = (a[g] >= layout.occupy) & (a[g] < layout.occupy_end)
         _occupy(state, g[chosen], a[g[chosen]] - layout.occupy)
         declared = _declared(layout, OCCUPY)
         if not declared:
@@ -697,7 +697,7 @@ def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
         return g
     mask = _occupy_targets(state, g)
     state.occupy_mask[g] = mask
-    declared = _declared(action_layout(state.rules), OCCUPY)  # chosen instead of an occupant
+    declared = state.spec.decisions_in.get(OCCUPY, ())  # chosen instead of an occupant
     if len(g) == 1 and not declared and state.rules.auto_skip_forced_actions:  # one game
         if np.count_nonzero(mask):
             state.phase[g] = OCCUPY
@@ -705,7 +705,7 @@ def enter_occupy(state: State, g: np.ndarray) -> np.ndarray:
         return g
     if state.rules.auto_skip_forced_actions:
         offered = mask.any(1)
-        for decision, _, _ in declared:  # a choice too (the Carcassonne abbot's recall)
+        for decision in declared:  # a choice too (the Carcassonne abbot's recall)
             offered[decision.options(state, g)[0]] = True
         skip = ~offered
     else:
