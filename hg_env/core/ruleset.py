@@ -10,7 +10,9 @@ A ruleset is data plus a small table of rule functions, chosen once per game:
 * its point values (``scoring.Points``) and special powers;
 * its own rule flags with their defaults;
 * rule functions for the steps that differ (immediate powers after a placement,
-  extra in-turn scoring, final scoring, placement restrictions, dealing).
+  extra in-turn scoring, final scoring, placement restrictions, dealing);
+* its decisions beyond place and occupy (``Decision``: 2020's shaman retake and pit-trap
+  choice, Carcassonne's abbot recall), each with its phase, action segment, options and effect.
 
 The engine (``hg_env.core.engine``) runs the shared turn flow and calls these
 functions; it never branches on the ruleset's name. The rulesets themselves live
@@ -99,7 +101,9 @@ class Decision:
 
     name: str  # as decision tuples and records call it: ("retake", x, y), ("pit", k)
     phase: int  # the phase (hg_env.core.state) it is asked in
-    operand: str  # "cell": a board cell, decoded as (x, y); "count": a number 0..width-1
+    # "cell": a figure on the board named by its cell (a tile holds one), decoded as (x, y), recorded with its
+    # zone; "count": a number 0..width-1
+    operand: str
     width: int  # the segment's width for a "count"; a "cell" takes the board's cells
     options: hooks.DecisionOptions  # the legal operands, compressed
     apply: hooks.DecisionApply  # what a chosen operand (or "none" in its own phase) does
