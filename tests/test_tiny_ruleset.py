@@ -4,6 +4,7 @@ makes ``hg_env.rulesets`` look in tests/rulesets too, as a package installed bes
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from collections.abc import Iterator
@@ -152,3 +153,22 @@ def test_the_agents_play_whole_games(toy: str, spec: str) -> None:
             assert mask[action], f"{spec} chose illegal {game.describe(action)}"
             game.step(action)
         assert game.is_over and len(game.history) >= 6
+
+
+def test_a_ruleset_may_keep_its_catalogue_in_its_own_folder(tmp_path) -> None:
+    """``Ruleset.data_file`` may be a file beside the ruleset's code (a path or an importlib resource), not only a
+    name in hg_env/data: the same catalogue read from either place compiles to the same tables."""
+    import dataclasses
+
+    import numpy as np
+
+    from hg_env.core.ruleset import get_ruleset
+    from hg_env.core.tiles import load_catalogue
+
+    shipped = get_ruleset("hg2002")
+    own = tmp_path / "tiles.json"
+    own.write_text(json.dumps(load_catalogue(shipped.data_file)), encoding="utf-8")
+    moved = dataclasses.replace(shipped, data_file=own)
+    assert load_catalogue(own) == load_catalogue(shipped.data_file)
+    for table in ("TILE_KIND", "TILE_ZONE", "ZONE_TYPE", "ZONE_FISH"):
+        assert np.array_equal(getattr(moved.tiles, table), getattr(shipped.tiles, table)), table

@@ -32,7 +32,7 @@ from hg_env.core import hooks
 from hg_env.core.areas import AreaTables
 from hg_env.core.scoring import Points
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.tiles import TileSet, Vocabulary, load_catalogue
+from hg_env.core.tiles import CatalogueFile, TileSet, Vocabulary, load_catalogue
 
 if TYPE_CHECKING:
     from hg_env.core.rules import Rules  # rules imports this module (get_ruleset); only its type is named here
@@ -120,7 +120,7 @@ class Ruleset:
     name: str
     title: str
     env_name: str  # the PettingZoo env name, versioned
-    data_file: str  # in hg_env/data
+    data_file: str | CatalogueFile  # a name in hg_env/data, or a file in the ruleset's own folder (load_catalogue)
     vocabulary: Vocabulary
     flags: dict[str, Flag]  # the ruleset's own flags (beyond Rules' common ones)
     pieces: tuple[int, int, int]  # pawns, huts, abbots per player

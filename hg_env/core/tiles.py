@@ -38,8 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import numpy as np
+
+CatalogueFile = Path | Traversable  # a catalogue beside a ruleset's code (Ruleset.data_file)
 
 NUM_DIRECTIONS = 4
 MAX_LOCAL_ZONES = 10  # local ids 0-7 touch a side, 8-9 do not (lakes, monasteries, gardens)
@@ -104,10 +108,11 @@ class Vocabulary:
     specials: tuple[str, ...] = ()
 
 
-def load_catalogue(file_name: str) -> dict:
-    """A tile catalogue (parsed JSON) shipped with the package in ``hg_env/data``."""
-    text = resources.files("hg_env.data").joinpath(file_name).read_text(encoding="utf-8")
-    return json.loads(text)
+def load_catalogue(source: str | CatalogueFile) -> dict:
+    """A tile catalogue (parsed JSON): a file name in ``hg_env/data``, or a file of a ruleset's own folder
+    (``resources.files(__name__) / "tiles.json"`` or any path: whatever has ``read_text``)."""
+    place = resources.files("hg_env.data").joinpath(source) if isinstance(source, str) else source
+    return json.loads(place.read_text(encoding="utf-8"))
 
 
 class TileSet:
