@@ -11,9 +11,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# torch 2.13.0 first: it is a local CPU wheel here; any other version pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
-	# The extras of the Ray, RLlib and TorchRL tests too; ray[rllib] 2.60 pins gymnasium 1.2.2, so
-	# CI tests that combination (torch stays 2.13.0: torchrl 0.14 accepts it).
-	$(BIN)/pip install -q -e ".[train,dev,ray,rllib,torchrl]"
+	# The extras of the web (hgenv serve), Ray, RLlib and TorchRL tests too; ray[rllib] 2.60 pins
+	# gymnasium 1.2.2, so CI tests that combination (torch stays 2.13.0: torchrl 0.14 accepts it).
+	$(BIN)/pip install -q -e ".[train,dev,web,ray,rllib,torchrl]"
 	touch $(STAMP)
 
 setup: $(STAMP)
