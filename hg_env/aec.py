@@ -179,7 +179,7 @@ class raw_env(AECEnv):
 
     metadata = {
         "name": "hunters_gatherers_v0",
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": ["ansi", "rgb_array", "svg"],
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -328,7 +328,7 @@ class raw_env(AECEnv):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'svg'")
             return None
         return self._started("render").render(self.render_mode)
 

@@ -284,14 +284,27 @@ class Game:
         return self.layout.describe(action, self.tile_to_place)
 
     def render(self, mode: str = "ansi") -> str | np.ndarray:
-        """``"ansi"``: the text board; ``"rgb_array"``: an [H, W, 3] uint8 picture (needs Pillow)."""
+        """``"ansi"``: the text board; ``"rgb_array"``: an [H, W, 3] uint8 picture; ``"svg"``: the same picture
+        as an SVG string (``hg_env.svg.board_svg``; both need Pillow)."""
         from hg_env import render
 
         if mode == "ansi":
             return render.render_ansi(self)
         if mode == "rgb_array":
             return render.render_rgb(self)
-        raise ValueError(f"render mode must be 'ansi' or 'rgb_array', got {mode!r}")
+        if mode == "svg":
+            from hg_env.svg import board_svg
+
+            return board_svg(self)
+        raise ValueError(f"render mode must be 'ansi', 'rgb_array' or 'svg', got {mode!r}")
+
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG, for notebooks (None without Pillow)."""
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            return None
+        return self.render("svg")
 
     def _repr_png_(self) -> bytes | None:
         """The board as a PNG, for notebooks (None without Pillow)."""

@@ -61,6 +61,7 @@ from hg_env.core.tiles import (
     load_catalogue,
 )
 from hg_env.presentation import DrawnZone, presentation
+from hg_env.sketch import Mark, Sketch, paint
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
@@ -1276,19 +1277,47 @@ def _special_label(draw: ImageDraw.ImageDraw, at: np.ndarray, text: str, size: i
         draw.text((at[0] + shift, top + (i + 0.5) * line_h), word, fill=(150, 40, 20), font=font, anchor="mm")
 
 
+TILE_FRAME = (90, 110, 60)
+
+
+@dataclass(frozen=True)
+class TileArt:
+    """The artwork of a placed tile ``px`` pixels wide, the one description both pictures draw (the PNG
+    here, the SVG in ``hg_env.svg``): ``shapes`` (meadows, forests, rivers, roads, cities, lakes) sketched
+    ``SUPERSAMPLE`` times larger (the PNG draws them large and scales down for smooth edges), the
+    ``border`` pixels where two meadows (fields) meet, and the ``marks`` at the final size (animals, fish,
+    glyphs, signs of special powers, the frame)."""
+
+    px: int
+    shapes: tuple[Mark, ...]
+    border: np.ndarray
+    marks: tuple[Mark, ...]
+
+
+@cache
+def tile_art(ruleset: str, tile: int, rotation: int, px: int) -> TileArt:
+    """The artwork of a tile as placed, without occupants (cached; do not modify)."""
+    shapes, marks = Sketch(), Sketch()
+    _draw_tile_shapes(shapes, ruleset, tile, rotation, px * SUPERSAMPLE)
+    _draw_tile_marks(marks, ruleset, tile, rotation, px)
+    marks.rectangle((0, 0, px - 1, px - 1), outline=TILE_FRAME)
+    border = _meadow_borders(ruleset, tile, rotation, px)
+    border.flags.writeable = False
+    return TileArt(px, tuple(shapes.marks), border, tuple(marks.marks))
+
+
 @cache
 def _tile_image(ruleset: str, tile: int, rotation: int, px: int) -> Image.Image:
-    """A placed tile without occupants, cached per (ruleset, tile, rotation, size)."""
+    """A placed tile without occupants (``tile_art`` drawn with Pillow), cached per (ruleset, tile, rotation, size)."""
     Image, ImageDraw, _ = _pil()
+    art = tile_art(ruleset, tile, rotation, px)
     big = Image.new("RGB", (px * SUPERSAMPLE, px * SUPERSAMPLE))
-    _draw_tile_shapes(ImageDraw.Draw(big), ruleset, tile, rotation, px * SUPERSAMPLE)
+    paint(ImageDraw.Draw(big), list(art.shapes), _font)
     image = big.resize((px, px), Image.Resampling.LANCZOS)
     pixels = np.asarray(image).copy()
-    pixels[_meadow_borders(ruleset, tile, rotation, px)] = MEADOW_BORDER
+    pixels[art.border] = MEADOW_BORDER
     image = Image.fromarray(pixels)
-    draw = ImageDraw.Draw(image)
-    _draw_tile_marks(draw, ruleset, tile, rotation, px)
-    draw.rectangle((0, 0, px - 1, px - 1), outline=(90, 110, 60))
+    paint(ImageDraw.Draw(image), list(art.marks), _font)
     return image
 
 
@@ -1365,48 +1394,60 @@ def render_rgb(
     the picture sets, in drawing order.
     """
     Image, ImageDraw, _ = _pil()
+    picture = sketch_picture(game, tile_px, bounds, names, show_zone_numbers)
+    image = Image.new("RGB", picture.size, TABLE_COLOR)
+
+    def put_tile(mark: Mark) -> None:
+        image.paste(_tile_image(*mark.data[:3], int(mark.size)), tuple(round(v) for v in mark.points[0]))
+
+    paint(ImageDraw.Draw(image), picture.sketch.marks, _font, tile=put_tile)
+    if texts is not None:
+        texts.extend(picture.sketch.texts)
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A game's picture as marks (``hg_env.sketch``): what ``render_rgb`` paints and ``hg_env.svg`` writes."""
+
+    sketch: Sketch
+    size: tuple[int, int]  # width, height in pixels
+    layout: BoardLayout
+    board_width: int  # the panel starts here
+
+
+def sketch_picture(
+    game: GameView,
+    tile_px: int = 80,
+    bounds: tuple[int, int, int, int] | None = None,
+    names: list[str] | None = None,
+    show_zone_numbers: bool = True,
+) -> Picture:
+    """The board (cropped, with a one-cell margin) and the side panel, sketched (``render_rgb``'s arguments)."""
     layout = board_layout(game, tile_px, bounds)
     board_w = layout.left + layout.columns * tile_px + 8
     board_h = layout.top + layout.rows * tile_px + 8
     height = max(board_h, PANEL_HEIGHT + SEAT_HEIGHT * (game.num_players - 2))
     events = LATEST_EVENTS
     while True:  # fewer (whole) events rather than a taller picture: a replay's frames keep one size
-        scratch = Image.new("RGB", (PANEL_WIDTH, height))
-        needed = _draw_panel(scratch, ImageDraw.Draw(scratch), game, 0, names, show_zone_numbers, events)
+        needed = _draw_panel(Sketch(), game, 0, PANEL_WIDTH, height, names, show_zone_numbers, events)
         if needed <= height:
             break
         if events > 1:
             events -= 1
         else:
             height = needed
-    image = Image.new("RGB", (board_w + PANEL_WIDTH, height), TABLE_COLOR)
-    draw = _recording_draw(image)
-    _draw_board(image, draw, game, layout, show_zone_numbers)
-    _draw_panel(image, draw, game, board_w, names, show_zone_numbers, events)
-    if texts is not None:
-        texts.extend(draw.texts)
-    return np.asarray(image, dtype=np.uint8).copy()
+    sketch = Sketch()
+    sketch.begin("board")
+    _draw_board(sketch, game, layout, show_zone_numbers)
+    sketch.end()
+    sketch.begin("panel")
+    _draw_panel(sketch, game, board_w, board_w + PANEL_WIDTH, height, names, show_zone_numbers, events)
+    sketch.end()
+    return Picture(sketch, (board_w + PANEL_WIDTH, height), layout, board_w)
 
 
-def _recording_draw(image: Image.Image) -> ImageDraw.ImageDraw:
-    """``ImageDraw.Draw(image)`` that also keeps every string it sets in ``.texts``."""
-    _, ImageDraw, _ = _pil()
-
-    class RecordingDraw(ImageDraw.ImageDraw):
-        def __init__(self, im: Image.Image) -> None:
-            super().__init__(im)
-            self.texts: list[str] = []
-
-        def text(self, xy: tuple[float, float], text: str, *args, **kwargs) -> None:  # type: ignore[override]
-            self.texts.append(text)
-            super().text(xy, text, *args, **kwargs)
-
-    return RecordingDraw(image)
-
-
-def _draw_board(
-    image: Image.Image, draw: ImageDraw.ImageDraw, game: GameView, layout: BoardLayout, numbers: bool
-) -> None:
+def _draw_board(draw: Sketch, game: GameView, layout: BoardLayout, numbers: bool) -> None:
     px = layout.tile_px
     ruleset = game.ruleset
     xmin, xmax, ymin, ymax = layout.bounds
@@ -1422,7 +1463,9 @@ def _draw_board(
             ox, oy = layout.cell_origin(x, y)
             placed = game.tile_at(x, y)
             if placed is not None:
-                image.paste(_tile_image(ruleset, placed[0], placed[1], px), (ox, oy))
+                draw.begin("tile", x=x, y=y, tile=placed[0], rotation=placed[1])
+                draw.tile((ox, oy), px, ruleset, placed[0], placed[1], cell=(x, y))
+                draw.end()
             elif (x, y) in legal:  # where the tile to place fits
                 draw.rectangle((ox + 3, oy + 3, ox + px - 4, oy + px - 4), outline=(150, 140, 115), width=2)
                 _text_centered(draw, (ox + px / 2, oy + px / 2), f"{x},{y}", max(9, px // 7), (130, 120, 95))
@@ -1436,7 +1479,9 @@ def _draw_board(
         tile, _ = game.tile_at(x, y)
         lying = tile_zones(ruleset, tile)[local].type in LYING_TYPES
         piece = _figure_piece(ruleset, kind)
+        draw.begin("occupant", seat=seat, kind=kind, x=x, y=y, zone=local)
         _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
+        draw.end()
     last = _last_position(game)
     if last is not None and layout.shows(*last):
         ox, oy = layout.cell_origin(*last)
@@ -1480,21 +1525,22 @@ def _draw_zone_numbers(draw: ImageDraw.ImageDraw, game: GameView, layout: BoardL
 
 
 def _draw_panel(
-    image: Image.Image,
-    draw: ImageDraw.ImageDraw,
+    draw: Sketch,
     game: GameView,
     left: int,
+    width: int,
+    height: int,
     names: list[str] | None,
     numbers: bool,
     events: int = LATEST_EVENTS,
 ) -> int:
-    """Scores, supplies, the tile to place, deck counts, the latest ``events`` scoring events and a key;
-    returns the height it needs."""
+    """Scores, supplies, the tile to place, deck counts, the latest ``events`` scoring events and a key, in
+    the panel from pixel ``left`` to ``width``; returns the height it needs."""
     spec = game.rules.spec
     x0, y = left + 12, 14
-    right = image.width - 10  # the panel's text ends here
-    draw.rectangle((left, 0, image.width, image.height), fill=(250, 247, 240))
-    draw.line((left, 0, left, image.height), fill=GRID_COLOR, width=2)
+    right = width - 10  # the panel's text ends here
+    draw.rectangle((left, 0, width, height), fill=(250, 247, 240))
+    draw.line((left, 0, left, height), fill=GRID_COLOR, width=2)
     draw.text((x0, y), spec.title.split(" (")[0], fill=INK, font=_font(18))
     y += 30
     kinds = _supply_kinds(game)
@@ -1505,6 +1551,7 @@ def _draw_panel(
             draw.polygon([(x0 - 10, y + 4), (x0 - 3, y + 10), (x0 - 10, y + 16)], fill=INK)
         draw.rectangle((x0, y + 2, x0 + 16, y + 18), fill=color, outline=INK)
         label = f"{player_name(seat, names)}: {game.scores[seat]}"  # the seat's name by its colour
+        draw.tag("score", seat=seat, score=game.scores[seat])
         y = _text_lines(draw, (x0 + 24, y + 1), label, 16, INK, right) - 19
         supply = dict(zip((k.name for k in spec.occupants), game.supply(seat)))
         sx = x0 + 30
@@ -1531,8 +1578,10 @@ def _draw_panel(
         tile = game.tile_to_place
         if game.phase == "place" and tile is not None:
             size = 96
-            image.paste(_tile_image(game.ruleset, tile, 0, size), (x0, y))
+            draw.begin("next-tile", tile=tile)
+            draw.tile((x0, y), size, game.ruleset, tile, 0)
             draw.rectangle((x0 - 1, y - 1, x0 + size, y + size), outline=INK)
+            draw.end()
             draw.text((x0 + size + 10, y + 4), f"tile {tile}", fill=INK, font=_font(16))
             for i, line in enumerate(("shown as r0;", "r1, r2, r3 turn it", "clockwise by quarters")):
                 draw.text((x0 + size + 10, y + 28 + 17 * i), line, fill=(90, 90, 90), font=_font(SMALL_TEXT))
@@ -1553,18 +1602,15 @@ def _draw_panel(
                 + 3
             )
         y += 6
-    key_height = _draw_key(_scratch_draw(), game, x0, 0, numbers)
-    key_top = max(y, image.height - key_height - 8)
-    return _draw_key(draw, game, x0, key_top, numbers) + 8
+    key_height = _draw_key(Sketch(), game, x0, 0, numbers)
+    key_top = max(y, height - key_height - 8)
+    draw.begin("legend")
+    bottom = _draw_key(draw, game, x0, key_top, numbers) + 8
+    draw.end()
+    return bottom
 
 
 SMALL_TEXT = 13  # the panel's small print; Aileron's spaces vanish below 13 pixels ("4tiles")
-
-
-def _scratch_draw() -> ImageDraw.ImageDraw:
-    """A drawing surface that nobody sees, for measuring what a layout needs."""
-    Image, ImageDraw, _ = _pil()
-    return ImageDraw.Draw(Image.new("RGB", (PANEL_WIDTH, 1000)))
 
 
 def _wrap(text: str, size: int, width: float, indent: float = 0) -> list[str]:

@@ -93,7 +93,7 @@ def env_spaces(
 class SingleAgentEnv(gymnasium.Env):
     """One learner seat against ``opponents``; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "svg"], "render_fps": 2}
 
     def __init__(
         self,

@@ -1,0 +1,123 @@
+"""SVG boards (issue #31): ``hg_env.svg.board_svg`` draws what the game holds, with the classes and data of
+the contract with ``hgenv serve``, from the same sketch as the PNG."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from hg_env import aec
+from hg_env.game import Game
+from hg_env.render import render_rgb, tile_zones
+from hg_env.svg import board_svg
+from tests.test_tiny_ruleset import toy  # noqa: F401  (the fixture that makes the test ruleset importable)
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def played(ruleset: str, moves: int, seed: int = 3) -> Game:
+    """A game after ``moves`` random decisions (fewer if it ends)."""
+    game = Game(2, seed=seed, ruleset=ruleset)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    return game
+
+
+def of_class(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [e for e in root.iter() if cls in (e.get("class") or "").split()]
+
+
+def ints(element: ET.Element, *keys: str) -> tuple[int, ...]:
+    return tuple(int(element.get(f"data-{k}")) for k in keys)
+
+
+def check_board(game: Game) -> ET.Element:
+    """The SVG's tiles, occupants, scores, tile to place and legend equal the game's."""
+    root = ET.fromstring(board_svg(game, legal_cells=True))
+    assert root.tag == f"{SVG}svg"
+    tiles = {ints(g, "tile", "x", "y", "rotation") for g in of_class(root, "tile")}
+    assert tiles == set(game.placed_tiles()) and len(of_class(root, "tile")) == len(game.placed_tiles())
+    occupants = [
+        (int(g.get("data-seat")), g.get("data-kind"), *ints(g, "x", "y", "zone")) for g in of_class(root, "occupant")
+    ]
+    assert sorted(occupants) == sorted(game.occupants())
+    scores = {int(t.get("data-seat")): int(t.get("data-score")) for t in of_class(root, "score")}
+    assert scores == dict(enumerate(game.scores))
+    assert all(t.tag == f"{SVG}text" for t in of_class(root, "score"))
+    next_tile = of_class(root, "next-tile")
+    if game.phase == "place" and game.tile_to_place is not None:
+        assert [int(g.get("data-tile")) for g in next_tile] == [game.tile_to_place]
+    else:
+        assert next_tile == []
+    assert len(of_class(root, "legend")) == 1
+    rotations: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for x, y, r in game.legal_placements():
+        rotations[(x, y)].append(r)
+    cells = {ints(r, "x", "y"): sorted(map(int, r.get("data-rotations").split())) for r in of_class(root, "legal-cell")}
+    assert cells == {cell: sorted(rots) for cell, rots in rotations.items()}
+    for tile, x, y, _ in game.placed_tiles():  # every tile's zones are paths of that tile, numbered as the catalogue
+        zones = [p for p in of_class(root, "zone") if ints(p, "x", "y") == (x, y)]
+        assert zones and {int(p.get("data-zone")) for p in zones} <= set(tile_zones(game.ruleset, tile))
+    text = ET.tostring(root, encoding="unicode")
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "<image" not in text  # standalone
+    return root
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_svg_board_holds_the_games_tiles_occupants_and_scores(ruleset: str) -> None:
+    for moves in (0, 7, 40):
+        check_board(played(ruleset, moves))
+
+
+def test_svg_board_of_the_test_ruleset(toy: str) -> None:  # noqa: F811
+    check_board(played(toy, 25))
+
+
+def test_svg_and_png_are_one_sketch() -> None:
+    """Every string the PNG sets is in the SVG, in the same order (both come from ``render.sketch_picture``)."""
+    game = played("carcassonne", 30)
+    texts: list[str] = []
+    render_rgb(game, names=["greedy", "mcts"], texts=texts)
+    root = ET.fromstring(board_svg(game, names=["greedy", "mcts"]))
+    assert [t.text for t in root.iter(f"{SVG}text")] == texts
+
+
+def test_zones_of_makes_one_tiles_zones_selectable() -> None:
+    game = played("hg2020", 9)
+    tile, x, y, _ = game.placed_tiles()[-1]
+    root = ET.fromstring(board_svg(game, zones_of=(x, y)))
+    selectable = of_class(root, "selectable")
+    assert selectable and all(ints(p, "x", "y") == (x, y) for p in selectable)
+    assert {int(p.get("data-zone")) for p in selectable} <= set(tile_zones("hg2020", tile))
+    assert len(of_class(root, "zone")) > len(selectable)
+    assert of_class(ET.fromstring(board_svg(game)), "selectable") == []
+
+
+def test_candidates_draw_a_heat_overlay() -> None:
+    game = played("hg2002", 4)
+    moves = game.legal_placements()[:3]
+    candidates = [
+        {"x": x, "y": y, "rotation": r, "weight": w, "label": f"p={w}"} for (x, y, r), w in zip(moves, (1.0, 0.5, 0.1))
+    ]
+    rects = of_class(ET.fromstring(board_svg(game, candidates=candidates)), "candidate")
+    assert [(*ints(r, "x", "y", "rotation"), float(r.get("data-weight"))) for r in rects] == [
+        (x, y, r, w) for (x, y, r), w in zip(moves, (1.0, 0.5, 0.1))
+    ]
+    assert [r.find(f"{SVG}title").text for r in rects] == ["p=1.0", "p=0.5", "p=0.1"]
+
+
+def test_render_svg_in_game_notebook_and_env() -> None:
+    game = played("carcassonne", 5)
+    assert game.render("svg") == board_svg(game) == game._repr_svg_()
+    env = aec.env(ruleset="hg2002", render_mode="svg")
+    env.reset(seed=1)
+    assert "svg" in env.metadata["render_modes"]
+    assert ET.fromstring(env.render()).tag == f"{SVG}svg"
+    with pytest.raises(ValueError, match="'svg'"):
+        game.render("vector")
