@@ -86,7 +86,7 @@ class Sketch:
     def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: float = 1) -> None:
         self._add(Mark("polygon", _points(xy), _color(fill), _color(outline), width))
 
-    def line(self, xy: Any, fill: Any = None, width: float = 0, joint: str | None = None) -> None:
+    def line(self, xy: Any, fill: Any = None, width: float = 1, joint: str | None = None) -> None:
         self._add(Mark("line", _points(xy), None, _color(fill), width, joint=joint))
 
     def ellipse(self, xy: Any, fill: Any = None, outline: Any = None, width: float = 1) -> None:
