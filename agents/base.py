@@ -58,6 +58,14 @@ class Agent:
                 out[i] = self.act(obs, mask, None)
         return out
 
+    def explain(self, game: Game, top: int = 8) -> list[dict]:
+        """What the agent thinks of the decision at ``game`` (which it does not change): its ``top`` legal
+        moves, best first, each ``{"action": int, "weight": 0..1 (how strongly it favours the move), ...}``
+        with what it measured: ``p`` (a policy's probability), ``visits`` and ``value`` (a search),
+        ``gain`` (greedy's estimated gain). ``hgenv replay --agent`` draws them. An agent that cannot say
+        raises NotImplementedError."""
+        raise NotImplementedError(f"the {self.name} agent cannot explain its moves")
+
     def __call__(self, observation: Any, action_mask: np.ndarray) -> int:
         """Agents are callables from (observation, mask) to action (SingleAgentEnv opponents)."""
         return self.act(observation, action_mask)
@@ -66,10 +74,30 @@ class Agent:
         return f"<{type(self).__name__} {self.spec}>"
 
 
+def ranked(
+    actions: np.ndarray, scores: np.ndarray, weights: np.ndarray, top: int, **measures: np.ndarray
+) -> list[dict]:
+    """``Agent.explain``'s answer: the ``top`` actions by ``scores`` (ties: the lower action first), each with
+    its ``weight`` and the named ``measures`` (arrays aligned with ``actions``) as plain numbers."""
+    order = np.lexsort((np.asarray(actions), -np.asarray(scores, dtype=float)))[:top]
+    out = []
+    for i in order:
+        row = {"action": int(actions[i]), "weight": round(float(weights[i]), 4)}
+        row |= {name: round(float(values[i]), 4) for name, values in measures.items()}
+        out.append(row)
+    return out
+
+
 class RandomAgent(Agent):
     """Uniform over the legal actions, seeded."""
 
     name = "random"
+
+    def explain(self, game: Game, top: int = 8) -> list[dict]:
+        """Every legal move is equally likely: ``p`` = 1 / the number of legal moves."""
+        legal = np.asarray(game.legal_actions())
+        p = np.full(len(legal), 1.0 / max(len(legal), 1))
+        return ranked(legal, p, p * len(legal), top, p=p)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         return int(self.rng.choice(np.flatnonzero(action_mask)))

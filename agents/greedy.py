@@ -24,11 +24,12 @@ agent is never plain random but still varies.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hg_env.agents.base import Agent, register
+from hg_env.agents.base import Agent, ranked, register
 from hg_env.core import search
 
 if TYPE_CHECKING:
@@ -72,6 +73,20 @@ class GreedyAgent(Agent):
         if game is None:
             raise ValueError("the greedy agent needs the game: call act(observation, mask, game=game)")
         return int(greedy_actions(game.state, self.rng, self.opponent_weight)[0])
+
+    def explain(self, game: Game, top: int = 8) -> list[dict]:
+        """Each move's ``gain``: the change of the mover's estimated final score it brings (less
+        ``opponents`` times the opponents' mean change), on a re-deal of the agent's own generator (a copy:
+        explaining does not change its moves); ``weight`` 1 for the best, 0 for the worst."""
+        state = game.state
+        _, actions, own, others = search.move_values(state, copy.deepcopy(self.rng))
+        now = search.estimated_final_scores(state)
+        seat = int(state.current[0])
+        mean_now = (now[0, : game.num_players].sum() - now[0, seat]) / max(game.num_players - 1, 1)
+        gain = (own - now[0, seat]) - self.opponent_weight * (others - mean_now)
+        spread = float(gain.max() - gain.min()) if len(gain) else 0.0
+        weight = (gain - gain.min()) / spread if spread > 0 else np.ones(len(gain))
+        return ranked(actions, gain, weight, top, gain=gain)
 
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         if state is None:

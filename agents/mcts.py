@@ -57,13 +57,14 @@ placement is kept for the occupant decision that follows it.
 
 from __future__ import annotations
 
+import copy
 import math
 import time as _time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hg_env.agents.base import Agent, register
+from hg_env.agents.base import Agent, ranked, register
 from hg_env.agents.greedy import greedy_actions
 from hg_env.core import engine, search
 from hg_env.core.state import OVER, PLACE
@@ -195,11 +196,31 @@ class MCTSAgent(Agent):
 
     def search(self, state: State, game: int = 0) -> int:
         """The chosen action for one game of a batched state (which is not changed)."""
+        return self._search(state, game)[0]
+
+    def explain(self, game: Game, top: int = 8) -> list[dict]:
+        """The root's edges after a search: ``visits``, ``value`` (the mean value, a win chance for the seat
+        to move) and ``weight`` (visits over the most visited's), most visited first. The search starts
+        afresh on a copy of the agent's generator and keeps no subtree: explaining leaves its play unchanged."""
+        kept, rng = self._kept, self.rng
+        self._kept, self.rng = None, copy.deepcopy(rng)
+        try:
+            action, root = self._search(game.state, 0)
+        finally:
+            self._kept, self.rng = kept, rng
+        if root is None:  # a single legal move: no search
+            return ranked(np.array([action]), np.ones(1), np.ones(1), top, visits=np.zeros(1))
+        visits, means = root.n, root.means()
+        order_key = visits + means / (1 + np.abs(means).max())  # most visited first, ties by value
+        return ranked(root.actions, order_key, visits / max(visits.max(), 1), top, visits=visits, value=means)
+
+    def _search(self, state: State, game: int) -> tuple[int, Node | None]:
+        """The chosen action and the searched root (None for a single legal move)."""
         root_state = search.plain_copy(state, np.array([game]))
         legal = np.flatnonzero(engine.legal_action_mask(root_state)[0])
         if len(legal) == 1:
             self._kept = None
-            return int(legal[0])
+            return int(legal[0]), None
         root = self._reused_root(root_state)
         if root is None:
             root = Node(int(root_state.current[0]))
@@ -220,7 +241,7 @@ class MCTSAgent(Agent):
         best = root.best_action_index()
         action = int(root.actions[best])
         self._keep_subtree(root_state, root, best)
-        return action
+        return action, root
 
     def _simulate(self, root: Node, root_state: State, count: int, deals: State | None) -> None:
         """``count`` simulations from the root, sharing batched steps, expansions and rollouts."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hg_env.agents.base import Agent, register
+from hg_env.agents.base import Agent, ranked, register
 
 if TYPE_CHECKING:
     from torch import nn
@@ -92,13 +92,13 @@ class PolicyAgent(Agent):
         state = None if game is None else game.state
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], state)[0])
 
-    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+    def _logits(self, observations: Any, masks: np.ndarray, state: State | None) -> np.ndarray:
+        """[B, A] float64 logits of the network, -inf for illegal actions (``act_batch``'s checks)."""
         import torch
 
         from hg_env.agents.network import run_net
         from hg_env.vector import lookahead_observation
 
-        masks = np.asarray(action_masks, dtype=bool)
         if observations is None:
             raise ValueError("the policy agent reads the board tensor: pass the observations")
         observations = np.asarray(observations)
@@ -125,6 +125,24 @@ class PolicyAgent(Agent):
             logits, _ = run_net(self.net, inputs)
         logits = logits.double().cpu().numpy()
         logits[~masks] = -np.inf
+        return logits
+
+    def explain(self, game: Game, top: int = 8) -> list[dict]:
+        """The network's probability ``p`` of each legal move (a softmax over the legal moves); ``weight``
+        is ``p`` over the most probable move's."""
+        from hg_env.core.observation import observe
+
+        masks = game.action_mask()[None]
+        obs = observe(game.state, np.array([0]), np.array([game.current_player]))
+        logits = self._logits(obs, masks, game.state)[0]
+        legal = np.flatnonzero(masks[0])
+        p = np.exp(logits[legal] - logits[legal].max())
+        p /= p.sum()
+        return ranked(legal, p, p / p.max(), top, p=p)
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        masks = np.asarray(action_masks, dtype=bool)
+        logits = self._logits(observations, masks, state)
         if not self.deterministic:  # Gumbel-max with the agent's generator: a sample of softmax(logits)
             logits += self.rng.gumbel(size=logits.shape)
         actions = logits.argmax(1)
