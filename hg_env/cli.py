@@ -9,6 +9,7 @@ Commands (``hgenv <command> --help`` for options)::
     ladder      an agent's rating on the ruleset's fixed scale; ``ladder build``, ``ladder table``: its reference games
     replay      a saved game record as an animated GIF or a PNG of the board
     play        play against agents in the terminal
+    serve       play against agents in the browser (needs the [web] extra)
     train       PPO self-play from a config file, resumable (needs the [train] extra)
     evaluate    a trained policy against fixed agents, seats swapped
     quickstart  set-up check: train configs/quick.toml, rate it in a tournament, draw a final board
@@ -197,6 +198,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play.main(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from hg_env import web
+
+    return web.main(args)
+
+
 def _train_module(name: str, package: str = "train"):
     """A module of hg_env.train (or hg_env.arena) that needs the [train] extra (torch, sb3-contrib), with a clear
     error without it."""
@@ -356,6 +363,22 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(play)
     add_flag_option(play)
     play.set_defaults(func=cmd_play)
+    srv = sub.add_parser("serve", help="play against agents in the browser, on a local page (the [web] extra)")
+    srv.add_argument("--agents", nargs="+", default=["greedy"], help="agent specs: one for all, or one each")
+    srv.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    srv.add_argument("--seat", type=int, default=0, help="your seat; seat 0 plays first")
+    srv.add_argument("--seed", type=int, help="deck seed of the first game (default: a random one)")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (another than 127.0.0.1 opens it up)")
+    srv.add_argument("--port", type=int, default=8000, help="port to listen on")
+    srv.add_argument("--games", default="games", help="folder of the game records (the only files it touches)")
+    srv.add_argument(
+        "--resume",
+        metavar="NAME",
+        help="continue the unfinished game saved as NAME (e.g. 20261126-190000.json) in the games folder",
+    )
+    _ruleset_option(srv)
+    add_flag_option(srv)
+    srv.set_defaults(func=cmd_serve)
     tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
     tr.add_argument("--config", required=True, help="a TOML config, e.g. configs/quick.toml")
     tr.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
