@@ -7,7 +7,7 @@ Commands (``hgenv <command> --help`` for options)::
     bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env)
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
     ladder      an agent's rating on the ruleset's fixed scale; ``ladder build``, ``ladder table``: its reference games
-    replay      a saved game record as an animated GIF or a PNG of the board
+    replay      a saved game record as an animated GIF, a PNG of the board or an HTML viewer
     play        play against agents in the terminal
     serve       play against agents in the browser (needs the [web] extra)
     train       PPO self-play from a config file, resumable (needs the [train] extra)
@@ -337,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_flag_option(tour)
     tour.set_defaults(func=cmd_tournament)
     _ladder_parser(sub)
-    rep = sub.add_parser("replay", help="turn a saved game record into an animated GIF or a PNG of the board")
+    rep = sub.add_parser(
+        "replay", help="turn a saved game record into an animated GIF, a PNG of the board or an HTML replay viewer"
+    )
     rep.add_argument("record", help="a JSON game record (Game.to_record, hgenv play) or a tournament's games.jsonl")
     rep.add_argument("--game", help="with games.jsonl: the game to replay, by id (t0-d3-r1) or index (7)")
     rep.add_argument("--out", help="game.gif: one frame per decision; board.png: one position (default RECORD.gif)")
@@ -345,6 +347,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--fps", type=float, default=2.0, help="GIF frames per second, 0.01..100")
     rep.add_argument("--tile-px", type=int, help="pixels per tile (default 64 in a GIF, 80 in a PNG)")
     rep.add_argument("--ruleset", help="refuse a record of another ruleset (default: the record's own)")
+    rep.add_argument(
+        "--html",
+        help="write a self-contained HTML replay viewer here (games.jsonl without --game: an index of its games)",
+    )
+    rep.add_argument(
+        "--agent",
+        help="with --html: show what this agent (spec) thought at each decision of its seats, e.g. mcts:sims=200",
+    )
+    rep.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        help="with --agent: the seat(s) it explains (default: the seats the record names it at, else all)",
+    )
     rep.set_defaults(func=cmd_replay)
     play = sub.add_parser("play", help="play against agents in the terminal")
     play.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs: one for all, or one each")

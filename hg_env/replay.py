@@ -1,7 +1,10 @@
-"""Replays of saved games: an animated GIF (one frame per decision) or a PNG of one position.
+"""Replays of saved games: an animated GIF (one frame per decision), a PNG of one position, or an HTML
+viewer (``hg_env.replay_html``).
 
     hgenv replay games/2024-05-01_120000.json --out game.gif
     hgenv replay games/2024-05-01_120000.json --out board.png [--upto 40]
+    hgenv replay games/2024-05-01_120000.json --html game.html [--agent mcts:sims=200]
+    hgenv replay results/t1/games.jsonl --html games.html      # an index page and one viewer per game
 
 Records are the JSON game records of ``Game.to_record`` (see ``hg_env.record``).
 """
@@ -151,9 +154,87 @@ def save_replay(
     return len(frames)
 
 
+def save_html(
+    path: str | Path,
+    out: str | Path,
+    game: str | None = None,
+    ruleset: str | None = None,
+    agent: str | None = None,
+    seats: list[int] | None = None,
+) -> list[Path]:
+    """Write the HTML viewer of a record (or of game ``game`` of a tournament's ``games.jsonl``) to ``out``;
+    a ``games.jsonl`` without ``game``: an index page at ``out`` and one viewer per game beside it
+    (``OUT-STEM.GAME.html``). Returns the files written; ValueError naming the problem, nothing written."""
+    from hg_env.agents.base import make_agent
+    from hg_env.replay_html import index_html, replay_html
+
+    out = Path(out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"--html must end in .html, got {out.name!r}")
+    if agent is not None:
+        make_agent(agent)  # a bad spec is refused before any work
+    if seats is not None and not all(isinstance(s, int) and 0 <= s < 5 for s in seats):
+        raise ValueError(f"--seat must be a seat number 0..4, got {seats}")
+    path = Path(path)
+    if path.suffix == ".jsonl" and game is None:
+        entries = _tournament_games(path)
+        for entry in entries:
+            Game.from_record(entry["record"], ruleset=ruleset)  # every record checked before writing
+        pages = [
+            (out.with_name(f"{out.stem}.{_file_part(entry.get('game', i))}.html"), entry)
+            for i, entry in enumerate(entries)
+        ]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for page, entry in pages:
+            page.write_text(replay_html(entry["record"], agent, seats), encoding="utf-8")
+        out.write_text(index_html(path, entries, [page.name for page, _ in pages]), encoding="utf-8")
+        return [out] + [page for page, _ in pages]
+    record = load_record(path, game, ruleset=ruleset)
+    if seats is not None and any(s >= record["num_players"] for s in seats):
+        raise ValueError(f"--seat {max(seats)}: the game has seats 0..{record['num_players'] - 1}")
+    text = replay_html(record, agent, seats)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return [out]
+
+
+def _file_part(name: object) -> str:
+    """A game id as part of a file name."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", str(name))
+
+
+def _tournament_games(path: Path) -> list[dict]:
+    """Every complete game entry of a tournament's ``games.jsonl`` (ValueError when there is none)."""
+    if not path.exists():
+        raise ValueError(f"no such record file: {path}")
+    try:
+        entries, _ = read_jsonl(path)
+    except OSError as err:
+        raise ValueError(f"cannot read record {path}: {err}") from None
+    found = [entry for entry in entries if isinstance(entry, dict) and "record" in entry]
+    if not found:
+        raise ValueError(f"{path} holds no game records")
+    return found
+
+
 def main(args: argparse.Namespace) -> int:
-    """``hgenv replay RECORD [--game ID] --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``."""
-    game_name = None if args.game is None else re.sub(r"[^A-Za-z0-9_-]", "_", str(args.game))  # a file name part
+    """``hgenv replay RECORD [--game ID] --out game.gif|board.png [--upto N] [--fps F] [--tile-px P]``, or
+    ``--html out.html [--agent SPEC] [--seat S]``."""
+    if getattr(args, "html", None):
+        try:
+            if args.out or args.upto is not None:
+                raise ValueError("--html writes the whole game: use it without --out and --upto")
+            written = save_html(args.record, args.html, args.game, args.ruleset, args.agent, args.seat)
+        except (ValueError, ImportError) as err:
+            print(f"hgenv replay: {err}", file=sys.stderr)
+            return 2
+        extra = f" and {len(written) - 1} game pages beside it" if len(written) > 1 else ""
+        print(f"wrote {written[0]}{extra}")
+        return 0
+    if getattr(args, "agent", None):
+        print("hgenv replay: --agent explains moves in the HTML viewer: add --html out.html", file=sys.stderr)
+        return 2
+    game_name = None if args.game is None else _file_part(args.game)
     default = Path(args.record).with_suffix(".gif" if args.game is None else f".game{game_name}.gif")
     out = Path(args.out) if args.out else default
     try:
