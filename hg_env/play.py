@@ -205,6 +205,9 @@ def _occupy_hint(game: Game, kind: str, number: int) -> str:
     if game.phase == "place":
         return f"first place tile {game.tile_to_place}; then you may put {occupant_kinds_text(game)} on it"
     if game.phase != "occupy":
+        offered = [" ".join(map(str, d)) for d in map(game.layout.decode, game.legal_actions()) if d[0] == kind]
+        if offered:  # a count of this phase's own decision (the pit trap's deer) out of its range
+            return f"'{kind} {number}' is not a choice; you can choose: {', '.join(offered)}"
         return f"'{kind}' is not a choice now ({describe_phase(game)})"
     legal = [f"{k} {z}" for k, z in game.legal_occupants()] + ["none"]
     return f"'{kind} {number}' is not possible on this tile; you can choose: {', '.join(legal)}"

@@ -285,6 +285,66 @@ def test_a_whole_game_with_the_abbot_recalled_replays_from_its_record(tmp_path: 
     assert "Game over. Scores:" in state["log"][-1]
 
 
+def test_a_whole_hg2020_game_replays_from_its_record_and_hgenv_replay_draws_it(tmp_path: Path) -> None:
+    server = GameServer(tmp_path, opponents=["random"], seed=2, rule_flags={"pit_trap_deer_choice": "player_choice"})
+    rng = random.Random(2)
+    with TestClient(create_app(server)) as client:
+        state = _play_to_the_end(client, rng.choice)
+    record = _saved(server)
+    assert record["is_over"] and Game.from_record(record).scores == [p["score"] for p in state["players"]]
+    assert main(["replay", str(server.session.record_path), "--out", str(tmp_path / "end.png")]) == 0
+    assert (tmp_path / "end.png").stat().st_size > 0
+
+
+def _resumed_at(tmp_path: Path, game: Game, seat: int) -> tuple[GameServer, TestClient, dict]:
+    """A scripted position, saved as a game of ``hgenv serve`` with the human in ``seat``, resumed by the API."""
+    players = ["random"] * game.num_players
+    players[seat] = "you"
+    server = GameServer(tmp_path, opponents=["random"], seed=1)
+    record = game.to_record(players=players, meta={"mode": "serve", "human_seat": seat})
+    (tmp_path / "scripted.json").write_text(json.dumps(record))
+    client = TestClient(create_app(server))
+    answer = client.post("/api/resume", json={"name": "scripted.json"})
+    assert answer.status_code == 200, answer.text
+    return server, client, answer.json()
+
+
+def test_the_shaman_retake_is_offered_and_checked(tmp_path: Path) -> None:
+    """hg2020's retake (a declared decision with its own phase, naming a figure by its cell) comes as moves."""
+    from tests.test_rules_sections import shaman_game
+
+    server, client, state = _resumed_at(tmp_path, shaman_game(), seat=0)
+    assert state["phase"] == "retake" and state["your_turn"] and state["prompt"]
+    assert sorted(m["move"] for m in state["moves"]) == [["none"], ["retake", 0, 1]]
+    before = _snapshot(server)
+    answer = client.post("/api/move", json={"move": ["retake", 1, 0]})
+    assert answer.status_code == 409 and answer.json()["error"] == "you have no pawn to take back at (1,0)"
+    assert _snapshot(server) == before
+    state = client.post("/api/move", json={"move": ["retake", 0, 1]}).json()
+    assert state["phase"] == "occupy" and _saved(server)["decisions"][-1] == ["retake", 0, 1, 0]
+
+
+def test_the_pit_trap_choice_is_offered_and_ends_the_game(tmp_path: Path) -> None:
+    """hg2020's pit-trap choice (a count, asked at the end of the game) comes as moves."""
+    from tests.scenario import run
+    from tests.test_rule_flags import with_flags
+    from tests.test_rules_sections import PIT_TRAP_FAR_DEER
+
+    game = run(with_flags(PIT_TRAP_FAR_DEER, pit_trap_deer_choice="player_choice"))
+    server, client, state = _resumed_at(tmp_path, game, seat=1)
+    assert state["phase"] == "pit_trap" and state["your_turn"]
+    assert [m["move"] for m in state["moves"]] == [["pit", 0], ["pit", 1]]
+    before = _snapshot(server)
+    answer = client.post("/api/move", json={"move": ["pit", 2]})
+    assert (
+        answer.status_code == 409 and answer.json()["error"] == "'pit 2' is not a choice; you can choose: pit 0, pit 1"
+    )
+    assert _snapshot(server) == before
+    state = client.post("/api/move", json={"move": ["pit", 1]}).json()
+    assert state["over"] and [p["score"] for p in state["players"]] == [0, 5]
+    assert Game.from_record(_saved(server)).scores == [0, 5]
+
+
 def test_the_page_is_served_from_the_package_without_a_cdn(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
@@ -302,10 +362,30 @@ def test_cli_refuses_bad_settings_before_serving(tmp_path: Path, capsys: pytest.
     for argv, message in [
         (["--resume", "../x.json"], "bad record name '../x.json'"),
         (["--resume", "missing.json"], "no record 'missing.json'"),
-        (["--port", "70000"], "--port must be 0..65535"),
+        (["--port", "70000"], "--port must be 1..65535"),
         (["--agents", "nobody"], "unknown agent 'nobody'"),
         (["--ruleset", "carcassonne", "--flag", "nope=1"], "nope"),
     ]:
         assert main(["serve", "--games", str(games), *argv]) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("hgenv serve: ") and message in err and err.count("\n") == 1, (argv, err)
+
+
+def test_cli_serves_the_game_it_was_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    served = []
+    monkeypatch.setattr("hg_env.web.app.serve", lambda server, host, port: served.append((server, host, port)))
+    games = tmp_path / "games"
+    argv = ["serve", "--games", str(games), "--ruleset", "hg2002", "--agents", "random", "greedy", "--players", "3"]
+    assert main([*argv, "--seed", "7", "--port", "8123"]) == 0
+    (server, host, port), *_ = served
+    assert (host, port) == ("127.0.0.1", 8123) and server.folder == games.resolve()
+    assert server.game.ruleset == "hg2002" and server.game.seed == 7
+    assert server.session.names == ["you", "random", "greedy"]
+    name = server.session.record_path.name
+    assert "http://127.0.0.1:8123/" in capsys.readouterr().err and (games / name).is_file()
+    assert main(["serve", "--games", str(games), "--resume", name, "--host", "::1"]) == 0
+    resumed, host, _ = served[1]
+    assert host == "::1" and resumed.session.record_path.name == name and resumed.game.num_players == 3
+    assert "http://[::1]:8000/" in capsys.readouterr().err

@@ -80,6 +80,11 @@ def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, 
     with new_page(width=1400, height=1000) as page:
         page.goto(url + "?delay=0")
         page.wait_for_function(WAITING)
+        # A request the server refuses: its error is shown in the page, and the game is unchanged.
+        page.evaluate("api('POST', '/api/move', {move: ['place', 40, 40, 0]}).catch(() => null)")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "does not fit at (40,40)" in page.inner_text("#error")
+        assert server.game.history == [] and page.evaluate("document.body.dataset.decisions") == "0"
         shot = False
         while page.evaluate("document.body.dataset.over") != "true":
             decisions = page.evaluate("document.body.dataset.decisions")
@@ -90,9 +95,12 @@ def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, 
                 cell = rng.choice(cells)
                 cell.click()
                 clicks["cell"] += 1
-                turns = len(cell.get_attribute("data-rotations").split())
-                for _ in range(rng.randrange(turns)):
-                    page.click("#rotate")
+                rotations = [int(r) for r in cell.get_attribute("data-rotations").split()]
+                turns = rng.randrange(len(rotations))
+                x, y = int(cell.get_attribute("data-x")), int(cell.get_attribute("data-y"))
+                expected = ["place", x, y, rotations[turns]]
+                for i in range(turns):
+                    page.click("#rotate") if i == 0 else page.keyboard.press("r")  # the button, or the R key
                     clicks["rotate"] += 1
                 if not shot and int(decisions) >= 24:  # a board with some tiles, the tile shown where it would go
                     assert page.locator("#board .preview").count() == 1
@@ -101,6 +109,7 @@ def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, 
                     shot = True
                 page.click("#place")
             else:
+                expected = None
                 zones = page.locator("#board path.zone.legal").all()
                 rng.shuffle(zones)
                 if zones and rng.random() < 0.6 and _click_zone(page, zones):
@@ -109,6 +118,9 @@ def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, 
                     rng.choice(page.locator("#choices button.choice").all()).click()
                     clicks["button"] += 1
             page.wait_for_function(SETTLED, arg=decisions)
+            if expected is not None:  # the cell clicked, turned as often as asked
+                with server.lock:
+                    assert server.game.decisions()[int(decisions)] == expected
             page.wait_for_function(WAITING)
             assert page.locator("#error").is_hidden(), page.inner_text("#error")
         shown = [

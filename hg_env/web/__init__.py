@@ -19,8 +19,8 @@ def main(args: argparse.Namespace) -> int:
     missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
     if missing:
         raise ValueError(f"needs {' and '.join(missing)} from the [web] extra: pip install -e '.[web]'")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be 0..65535, got {args.port}")
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
     from hg_env.rule_flags import parse_flags
     from hg_env.web.app import serve
     from hg_env.web.server import GameServer
