@@ -298,7 +298,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
         steps[k]["events"] = steps[k - 1].pop("after", [])
     steps[-1].pop("after", None)
     key = Sketch()
-    bottom = _draw_key(key, final, 0, 0, False)
+    bottom = _draw_key(key, final, 2, 10, False)  # the key's figures reach a little above its first line
     return {
         "title": final.rules.spec.title,
         "ruleset": ruleset,

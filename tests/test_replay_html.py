@@ -1,0 +1,201 @@
+"""The HTML replay viewer (issue #31): ``hgenv replay RECORD --html out.html [--agent SPEC]``, opened in a real
+headless Chromium (tests/browser.py): after stepping to move k, the tiles, figures and scores drawn in the page
+are the engine's at k (``Game.from_record(record, upto=k)``). Saves docs/images/replay.png for the README."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hg_env.agents.base import make_agent
+from hg_env.cli import main as cli_main
+from hg_env.game import Game
+from hg_env.render import describe_event
+from hg_env.replay_html import replay_data
+from tests.browser import launch
+
+SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "replay.png"
+
+
+def record_of(ruleset: str, decisions: int, seed: int = 5) -> dict:
+    """A game of greedy (seat 0) against random (seat 1), cut after ``decisions`` decisions."""
+    game = Game(2, seed=seed, ruleset=ruleset)
+    agents = [make_agent("greedy", seed=seed), make_agent("random", seed=seed)]
+    while not game.is_over and len(game.history) < decisions:
+        game.step(agents[game.current_player].act(None, game.action_mask(), game.copy()))
+    return game.to_record(players=["greedy", "random"])
+
+
+def write_viewer(tmp_path: Path, record: dict, *extra: str) -> Path:
+    source, out = tmp_path / "game.json", tmp_path / "game.html"
+    source.write_text(json.dumps(record), encoding="utf-8")
+    assert cli_main(["replay", str(source), "--html", str(out), *extra]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with launch() as chromium:
+        yield chromium
+
+
+def open_page(browser: Any, path: Path) -> tuple[Any, list[str]]:
+    """The viewer in a new page; the list collects script errors and any request that is not the file itself."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"error: {error}"))
+    page.on("request", lambda request: request.url.startswith("file:") or problems.append(f"request {request.url}"))
+    page.goto(path.as_uri())
+    return page, problems
+
+
+def drawn(page: Any) -> dict:
+    """What the page shows: tiles, figures, scores, the step, the status line and the events."""
+    return page.evaluate(
+        """() => ({
+        step: +document.body.dataset.step,
+        tiles: [...document.querySelectorAll('#board g.tile')].map(g =>
+            [+g.dataset.tile, +g.dataset.x, +g.dataset.y, +g.dataset.rotation]),
+        occupants: [...document.querySelectorAll('#board g.occupant')].map(g =>
+            [+g.dataset.seat, g.dataset.kind, +g.dataset.x, +g.dataset.y, +g.dataset.zone]),
+        scores: [...document.querySelectorAll('#scores .score')].map(td => +td.dataset.score),
+        shown_scores: [...document.querySelectorAll('#scores .score')].map(td => +td.textContent),
+        status: document.getElementById('status').textContent,
+        events: [...document.querySelectorAll('#events li.event')].map(li => li.textContent),
+        })"""
+    )
+
+
+def engine_at(record: dict, k: int) -> Game:
+    return Game.from_record(record, upto=k)
+
+
+def check_step(page: Any, record: dict, k: int) -> None:
+    shown = drawn(page)
+    game = engine_at(record, k)
+    assert shown["step"] == k
+    assert sorted(map(tuple, shown["tiles"])) == sorted(game.placed_tiles())
+    assert sorted(map(tuple, shown["occupants"])) == sorted(game.occupants())
+    assert shown["scores"] == shown["shown_scores"] == game.scores
+    before = engine_at(record, k - 1) if k else None
+    new = game.events[len(before.events) :] if before is not None else []
+    assert shown["events"] == [describe_event(e, ["greedy", "random"], game.ruleset) for e in new]
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_viewer_steps_to_move_k_and_draws_the_engines_position(browser: Any, tmp_path: Path, ruleset: str) -> None:
+    record = record_of(ruleset, 34)
+    page, problems = open_page(browser, write_viewer(tmp_path, record))
+    k = 23
+    page.keyboard.press("End")
+    assert drawn(page)["step"] == len(record["decisions"])
+    page.click("#first")
+    for _ in range(k):
+        page.click("#forward")
+    check_step(page, record, k)
+    page.keyboard.press("ArrowLeft")
+    check_step(page, record, k - 1)
+    page.eval_on_selector("#slider", "(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }", 9)
+    check_step(page, record, 9)
+    # Hovering a placed tile shows the area of the zone under the pointer, its tiles highlighted.
+    x, y = engine_at(record, 9).placed_tiles()[0][1:3]
+    box = page.locator(f'#board g.tile[data-x="{x}"][data-y="{y}"]').bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.12)
+    highlighted = page.eval_on_selector_all(
+        "#hover rect.feature-tile", "rs => rs.map(r => [+r.dataset.x, +r.dataset.y])"
+    )
+    assert [x, y] in highlighted
+    assert "worth" in page.text_content("#feature") and "tile" in page.text_content("#feature")
+    assert problems == []
+    page.close()
+
+
+def test_viewer_shows_what_the_agent_thought(browser: Any, tmp_path: Path) -> None:
+    record = record_of("carcassonne", 40, seed=7)
+    page, problems = open_page(browser, write_viewer(tmp_path, record, "--agent", "mcts:sims=24", "--seat", "0"))
+    data = page.evaluate("() => JSON.parse(document.getElementById('data').textContent)")
+    explained = [k for k, step in enumerate(data["steps"]) if step["explain"]]
+    assert explained and all(engine_at(record, k).current_player == 0 for k in explained)  # the seat asked for
+    place = [k for k in explained if record["decisions"][k][0] == "place"][-1]  # a board with some tiles
+    page.evaluate(f"showStep({place})")
+    check_step(page, record, place)
+    candidates = page.eval_on_selector_all("#heat rect.candidate", "rs => rs.map(r => [+r.dataset.x, +r.dataset.y])")
+    legal = {(x, y) for x, y, _ in engine_at(record, place).legal_placements()}
+    assert candidates and {tuple(c) for c in candidates} <= legal
+    moves = page.eval_on_selector_all("#agent li.agent-move", "lis => lis.map(li => li.textContent)")
+    assert moves and all("visits" in m and "value" in m for m in moves)
+    played = record["decisions"][place]
+    assert page.locator("#heat rect.played").count() == 1 and f"({played[1]},{played[2]})" in page.text_content("#move")
+    box = page.locator("#board g.tile").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert problems == []
+    page.close()
+
+
+def test_replay_data_follows_the_engine_at_every_step() -> None:
+    record = record_of("hg2020", 30, seed=2)
+    data = replay_data(record)
+    assert len(data["steps"]) == len(record["decisions"]) + 1
+    for k, step in enumerate(data["steps"]):
+        game = engine_at(record, k)
+        assert step["scores"] == game.scores
+        tiles = {(t, x, y, r) for t, x, y, r, _ in data["placements"][: step["tiles"]]}
+        assert tiles == set(game.placed_tiles())
+        assert len(step["areas"]) <= len(data["zone_keys"])
+    # An area's tiles hold the zone it was looked up from; its figures are the engine's figures.
+    game = engine_at(record, len(record["decisions"]))
+    last = data["steps"][-1]
+    for key, area in zip(data["zone_keys"], last["areas"]):
+        x, y, _ = map(int, key.split(","))
+        assert [x, y] in data["areas"][area]["tiles"]
+    figures = np.zeros(2, dtype=int)
+    for seat, kind, *_ in game.occupants():
+        if kind == "pawn":
+            figures[seat] += 1
+    counted = {i for i in last["areas"]}
+    pawns = sum(np.array(data["areas"][i]["figures"]) for i in counted if data["areas"][i]["name"] != "system")
+    assert list(pawns) == list(figures)
+
+
+def test_tournament_index_and_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    games = tmp_path / "games.jsonl"
+    lines = []
+    for i, seed in enumerate((1, 2)):
+        record = record_of("hg2002", 12, seed=seed)
+        lines.append(
+            {
+                "index": i,
+                "game": f"t0-d{i}-r0",
+                "agents": ["greedy", "random"],
+                "scores": record["scores"],
+                "winners": [0],
+                "record": record,
+            }
+        )
+    games.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "site" / "games.html"
+    assert cli_main(["replay", str(games), "--html", str(out)]) == 0
+    index = out.read_text(encoding="utf-8")
+    for line in lines:
+        page = out.with_name(f"games.{line['game']}.html")
+        assert f'href="{page.name}"' in index and page.exists()
+        assert json.dumps(line["record"]["decisions"], separators=(",", ":")) in page.read_text(encoding="utf-8")
+    single = tmp_path / "one.html"
+    assert cli_main(["replay", str(games), "--game", "1", "--html", str(single)]) == 0 and single.exists()
+    capsys.readouterr()
+    for args, message in (
+        (["--html", str(tmp_path / "x.gif")], "must end in .html"),
+        (["--html", str(tmp_path / "x.html"), "--agent", "nobody"], "unknown agent"),
+        (["--html", str(tmp_path / "x.html"), "--game", "1", "--seat", "4"], "seats 0..1"),
+        (["--agent", "greedy"], "add --html"),
+    ):
+        assert cli_main(["replay", str(games), *args]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.gif").exists()
