@@ -45,6 +45,9 @@ def _error(message: str, status: int) -> JSONResponse:
 
 async def _body(request: Request) -> Any:
     """The request's JSON body (an empty body reads as {}); RequestError for anything else."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:  # refused before it is read
+        raise RequestError(f"the request body is {declared} bytes; at most {MAX_BODY}", 413)
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise RequestError(f"the request body is {len(raw)} bytes; at most {MAX_BODY}", 413)
@@ -122,7 +125,7 @@ def create_app(server: GameServer) -> Starlette:
 
     async def static(request: Request) -> Response:
         name, media_type = STATIC[request.url.path]
-        text = resources.files("hg_env.web").joinpath("static", name).read_text(encoding="utf-8")
+        text = resources.files("hg_env.web.static").joinpath(name).read_text(encoding="utf-8")
         return Response(text, media_type=media_type, headers={"Cache-Control": "no-cache"})
 
     async def request_error(request: Request, err: Exception) -> Response:
