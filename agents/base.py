@@ -202,7 +202,7 @@ def _load_builtin_agents() -> None:
     """Import the agent modules so their @register decorators run."""
     import importlib
 
-    for module in ("hg_env.agents.greedy", "hg_env.agents.mcts", "hg_env.agents.policy"):
+    for module in ("hg_env.agents.greedy", "hg_env.agents.mcts", "hg_env.agents.policy", "hg_env.agents.puct"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as err:

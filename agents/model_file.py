@@ -36,8 +36,10 @@ at; a file whose own run config (``extra.config``, written by ``hgenv train``)
 names another reach than it declares is refused.
 
 Kinds: ``"boardnet"`` (``hg_env.agents.network.BoardNet``, what ``hgenv train``
-writes) and ``"maskable_policy"`` (an sb3-contrib ``MaskableActorCriticPolicy``
-of allow-listed parts, what ``export_sb3`` writes for e.g. an ``"MlpPolicy"``).
+writes), ``"searchnet"`` (``hg_env.agents.search_net.SearchNet``, the network of ``puct``
+that expert iteration writes: a boardnet's kwargs and tensors plus its value head) and
+``"maskable_policy"`` (an sb3-contrib ``MaskableActorCriticPolicy`` of allow-listed parts, what
+``export_sb3`` writes for e.g. an ``"MlpPolicy"``).
 
 ``load_model`` also reads a plain sb3-contrib ``MaskablePPO`` zip
 (``model.save(...)``) without unpickling it: only the plain fields of its
@@ -74,7 +76,8 @@ MODEL_FORMAT = "hg_env-model"
 MODEL_VERSION = 1
 DEFAULT_RULESET = "hg2020"
 METADATA, WEIGHTS = "model.json", "weights.pt"
-KINDS = ("boardnet", "maskable_policy")
+KINDS = ("boardnet", "searchnet", "maskable_policy")
+BOARD_KINDS = ("boardnet", "searchnet")  # per-cell networks: the same net_kwargs
 MAX_JSON_BYTES = 64 * 2**20  # model.json, or an SB3 zip's data (it carries pickles we never read)
 MAX_WEIGHTS_BYTES = 8 * 2**30
 # torch.save's own bytes around the tensors' data (its pickle, zip headers, 64-byte alignment):
@@ -429,7 +432,7 @@ def _check_metadata(path: Path, metadata: dict, written: bool = False) -> None:
             f"{path}: the metadata's board_reach is {reach} but its network is built for "
             f"board_reach {kwargs.get('board_reach')!r}"
         )
-    if metadata["kind"] == "boardnet" and kwargs.get("ruleset", ruleset) != ruleset:
+    if metadata["kind"] in BOARD_KINDS and kwargs.get("ruleset", ruleset) != ruleset:
         raise ValueError(
             f"{path}: the metadata's ruleset is {ruleset!r} but its network plays {kwargs.get('ruleset')!r}"
         )
@@ -527,10 +530,10 @@ def _build_for(path: Path, kind: str, kwargs: dict, weights: dict[str, torch.Ten
     Memory is only spent on a network the weights can fill: a BoardNet is first built on the
     meta device (shapes, no data); a policy's layers are first counted from its net_arch."""
     try:
-        if kind == "boardnet":
+        if kind in BOARD_KINDS:
             with torch.device("meta"):
-                _compare_weights(path, _build_boardnet(path, kwargs).state_dict(), weights, whose)
-            net = _build_boardnet(path, kwargs)
+                _compare_weights(path, _build_boardnet(path, kwargs, kind).state_dict(), weights, whose)
+            net = _build_boardnet(path, kwargs, kind)
         else:
             held = sum(t.numel() for t in weights.values())
             needed, _ = _network_size(path, kind, kwargs)
@@ -550,9 +553,9 @@ def _network_size(path: Path, kind: str, kwargs: dict) -> tuple[int, int]:
     BoardNet is built on the meta device, a policy's extractor too and its layers are counted
     from net_arch (SB3 moves its MLP to a real device while building it)."""
     try:
-        if kind == "boardnet":
+        if kind in BOARD_KINDS:
             with torch.device("meta"):
-                state = _build_boardnet(path, kwargs).state_dict()
+                state = _build_boardnet(path, kwargs, kind).state_dict()
             return sum(t.numel() for t in state.values()), len(state)
         extractor = _meta_extractor(path, kwargs)
         # its state dict names the extractor three times (features_, pi_, vf_), shared or not
@@ -584,7 +587,8 @@ def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
         return cls(observation, **options)
 
 
-def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
+def _build_boardnet(path: Path, kwargs: dict, kind: str = "boardnet") -> nn.Module:
+    """A BoardNet (or for kind "searchnet" a SearchNet) from checked plain kwargs."""
     from hg_env.agents.network import BoardNet
 
     known = {"board_reach", "channels", "layers", "hidden", "lookahead", "ruleset"}
@@ -599,6 +603,12 @@ def _build_boardnet(path: Path, kwargs: dict) -> nn.Module:
             raise ValueError(f"{path}: net_kwargs {key} must be an int {low}..{high}, got {value!r}")
     if not isinstance(kwargs["lookahead"], bool):
         raise ValueError(f"{path}: net_kwargs lookahead must be true or false, got {kwargs['lookahead']!r}")
+    if kind == "searchnet":
+        from hg_env.agents.search_net import SearchNet
+
+        if kwargs["lookahead"] is not True:
+            raise ValueError(f"{path}: a searchnet reads the lookahead features: net_kwargs lookahead must be true")
+        return SearchNet(**kwargs)
     return BoardNet(**kwargs)
 
 

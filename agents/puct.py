@@ -1,0 +1,470 @@
+"""``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
+
+Spec (the defaults): ``puct:path=<shipped model>,sims=128,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
+mix=0.5,scale=40,noise=0``. ``path`` defaults to the shipped PPO model of the game's ruleset
+(``hg_env/arena/models/ppo_<ruleset>.zip``); a model of ``hgenv train`` (kind ``boardnet``) or a
+search network of ``hgenv train --config configs/expert.toml`` (kind ``searchnet``,
+``hg_env.agents.search_net``) both work.
+
+Hidden information is handled as ``mcts`` does (``hg_env.agents.mcts``): simulations start from
+copies of the position whose undrawn tiles are re-dealt (``hg_env.core.search.redeal``), never from
+the real deck order; with ``deals=D > 0`` each decision draws D deals up front and the j-th visit of
+each root move plays deal ``j mod D`` (common random numbers for the root's comparison), ``deals=0``
+re-deals for every simulation. Nodes are decision points, below an edge children are keyed by what
+the step revealed (phase, seat to move, tile drawn).
+
+One simulation selects down the tree by PUCT, ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)``
+(``P`` the network's prior of the move, ``Q`` its mean value for the seat to move, an unvisited move
+taking its node's own value), steps the chosen moves on the batched core, and evaluates the first new
+node: its legal moves come from ``hg_env.core.search.turn_lookahead`` (which also gives the lookahead
+features the network reads), its priors are the network's softmax over exactly those moves, and its
+value mixes the network's value with the lookahead's (``mix``: the weight of the lookahead, as
+AlphaGo mixed its value network with rollouts). ``batch`` simulations per searched game run
+together (virtual loss keeps them apart), and all games searched at once (``act_batch``: every game
+of an evaluation, every game of expert iteration's self-play) share one lookahead and one network
+call per step: leaves are evaluated in batches.
+
+Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
+value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
+difference times ``reward_scale`` (both read from the model file's run config), turned into a win
+value by the logistic of ``mcts`` (``scale`` points of spread early, a third of it at the end); with
+``reward = "win"`` a value in [-1, 1]. Finished games give exact results. The move played is the most
+visited (ties: best mean, then prior), or with ``temperature > 0`` a sample proportional to
+``visits ** (1 / temperature)`` drawn from the agent's generator; ``noise > 0`` mixes Dirichlet noise
+into the root priors (self-play exploration). ``time > 0`` also stops a decision after that many
+seconds (results then depend on the machine). Everything random comes from the agent's seeded
+generator and the network runs deterministically on the CPU, so a seeded agent repeats its games.
+
+The tree search itself (``search_trees``) works on any game given as a ``SearchGame`` (the batched
+core's is ``CoreGame``); tests run it on a tiny synthetic game with a known best move.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from hg_env.agents.base import Agent, register
+from hg_env.core import engine, search
+from hg_env.core.seats import MAX_PLAYERS
+from hg_env.core.state import OVER
+
+if TYPE_CHECKING:
+    from torch import nn
+
+    from hg_env.core.state import State
+    from hg_env.game import Game
+
+DIRICHLET_ALPHA = 0.3
+
+
+def default_model(ruleset: str) -> Path:
+    """The shipped PPO model of a ruleset: the network ``puct`` uses when no path is given."""
+    import hg_env.arena.models
+
+    return Path(hg_env.arena.models.__file__).parent / f"ppo_{ruleset}.zip"
+
+
+# ---------------------------------------------------------------- the tree
+
+
+class Node:
+    """A decision point: legal moves with the network's priors, visit counts and value sums."""
+
+    __slots__ = ("actions", "children", "n", "player", "prior", "terminal", "total", "value", "w")
+
+    def __init__(self, player: int, terminal: bool = False) -> None:
+        self.player = player
+        self.terminal = terminal
+        self.actions: np.ndarray | None = None
+        self.prior = self.n = self.w = None
+        self.value: np.ndarray | None = None  # [seats] value vector of this node (its evaluation)
+        self.total = 0
+        self.children: dict[tuple, Node] = {}
+
+    @property
+    def expanded(self) -> bool:
+        return self.actions is not None
+
+    def expand(self, actions: np.ndarray, prior: np.ndarray, value: np.ndarray) -> None:
+        self.actions = np.asarray(actions, dtype=np.int64)
+        self.prior = np.asarray(prior, dtype=np.float64)
+        self.value = np.asarray(value, dtype=np.float64)
+        self.n = np.zeros(len(self.actions))
+        self.w = np.zeros(len(self.actions))
+
+    def q(self) -> np.ndarray:
+        """Mean value of every move for the seat to move; an unvisited move takes the node's value."""
+        first = float(self.value[self.player])
+        return np.where(self.n > 0, self.w / np.maximum(self.n, 1), first)
+
+    def select(self, c_puct: float) -> int:
+        """``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (first of equals)."""
+        bonus = c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n)
+        return int(np.argmax(self.q() + bonus))
+
+    def best(self) -> int:
+        """The most visited move; ties: the best mean, then the highest prior."""
+        return int(np.lexsort((-self.prior, -self.q(), -self.n))[0])
+
+
+class SearchGame(Protocol):
+    """A game the tree search plays on: batched positions (numpy-backed), decided one row at a time."""
+
+    num_seats: int
+
+    def start(self, tree: np.ndarray, visit: np.ndarray, rng: np.random.Generator) -> Any:
+        """Positions to simulate from: one per (tree, visit of its root move), hidden information resampled."""
+
+    def step(self, positions: Any, actions: np.ndarray) -> None:
+        """Play ``actions`` (-1: leave that row as it is), in place."""
+
+    def describe(self, positions: Any, i: int) -> tuple[tuple, int, bool]:
+        """(what the step revealed, as a hashable key; the seat to move; whether the game is over) of row i."""
+
+    def evaluate(self, positions: Any, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """For each running row: (legal actions, priors summing to 1, value vector [num_seats])."""
+
+    def outcome(self, positions: Any, rows: np.ndarray) -> np.ndarray:
+        """[len(rows), num_seats] exact values of finished games."""
+
+
+@dataclass
+class SearchSettings:
+    """What a search does per decision (the agent's options)."""
+
+    sims: int = 128
+    c_puct: float = 1.5
+    batch: int = 8
+    time: float = 0.0
+    noise: float = 0.0
+
+
+def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
+    """Run ``settings.sims`` simulations from every (expanded) root at once; the roots, searched.
+
+    Each round every tree still short of its simulations selects up to ``batch`` paths (virtual
+    loss: a visit counts before its value comes back), all paths are stepped together, and all new
+    leaves are evaluated in one ``game.evaluate`` call."""
+    if settings.noise > 0:
+        for root in roots:
+            if len(root.actions) > 1:
+                eta = rng.dirichlet(np.full(len(root.actions), DIRICHLET_ALPHA))
+                root.prior = (1 - settings.noise) * root.prior + settings.noise * eta
+    deadline = _time.perf_counter() + settings.time * len(roots) if settings.time > 0 else math.inf
+    done = np.zeros(len(roots), dtype=np.int64)
+    while True:
+        todo = np.flatnonzero(done < settings.sims)
+        if not len(todo) or _time.perf_counter() >= deadline:
+            break
+        counts = np.minimum(settings.batch, settings.sims - done[todo])
+        _simulate(game, roots, np.repeat(todo, counts), settings, rng)
+        done[todo] += counts
+    return roots
+
+
+def _select(node: Node, path: list[tuple[Node, int]], c_puct: float) -> int:
+    k = node.select(c_puct)
+    node.n[k] += 1  # virtual loss until the value comes back
+    node.total += 1
+    path.append((node, k))
+    return int(node.actions[k])
+
+
+def _simulate(
+    game: SearchGame, roots: list[Node], tree: np.ndarray, settings: SearchSettings, rng: np.random.Generator
+) -> None:
+    """One simulation per entry of ``tree`` (a root's index), all stepped and evaluated together."""
+    count = len(tree)
+    paths: list[list[tuple[Node, int]]] = [[] for _ in range(count)]
+    at = [roots[t] for t in tree]
+    actions = np.array([_select(at[i], paths[i], settings.c_puct) for i in range(count)], dtype=np.int64)
+    visit = np.array([int(p[0][0].n[p[0][1]]) - 1 for p in paths])
+    positions = game.start(tree, visit, rng)
+    while True:
+        moved = np.flatnonzero(actions >= 0)
+        if not len(moved):
+            break
+        game.step(positions, actions)
+        actions = np.full(count, -1, dtype=np.int64)
+        for i in moved:
+            node, k = paths[i][-1]
+            key, player, over = game.describe(positions, int(i))
+            key = (k, *key)
+            child = node.children.get(key)
+            if child is None:
+                child = node.children[key] = Node(player, terminal=over)
+            at[i] = child
+            if child.expanded and not child.terminal:
+                actions[i] = _select(child, paths[i], settings.c_puct)
+
+    fresh: dict[int, int] = {}  # node id -> the simulation that evaluates it
+    for i in range(count):
+        if not at[i].terminal and not at[i].expanded:
+            fresh.setdefault(id(at[i]), i)
+    if fresh:
+        rows = np.array(sorted(fresh.values()), dtype=np.intp)
+        for i, (legal, prior, value) in zip(rows, game.evaluate(positions, rows)):
+            at[i].expand(legal, prior, value)
+    result = np.zeros((count, game.num_seats))
+    ended = np.array([i for i in range(count) if at[i].terminal], dtype=np.intp)
+    if len(ended):
+        result[ended] = game.outcome(positions, ended)
+    for i in range(count):
+        if not at[i].terminal:
+            result[i] = at[i].value
+        for node, k in paths[i]:
+            node.w[k] += result[i, node.player]
+
+
+def choose(root: Node, temperature: float, rng: np.random.Generator) -> int:
+    """Index of the root move to play: the best (``Node.best``), or a sample of visits ** (1 / T)."""
+    if temperature <= 0 or root.n.sum() == 0:
+        return root.best()
+    weights = root.n ** (1.0 / temperature)
+    return int(rng.choice(len(weights), p=weights / weights.sum()))
+
+
+# ---------------------------------------------------------------- the batched core as a SearchGame
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)) without overflow for large |x|."""
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, dtype=np.float64)))
+
+
+class NetworkEvaluator:
+    """Priors and values of core positions from a network (a PPO ``boardnet`` or a ``searchnet``).
+
+    Positions must be re-deals (never the real deck order): the lookahead reads the decks as given."""
+
+    def __init__(self, net: nn.Module, metadata: dict, mix: float, scale: float) -> None:
+        self.net = net
+        self.kind = metadata.get("kind", "boardnet")
+        self.mix, self.scale = mix, scale
+        config = (metadata.get("extra") or {}).get("config") or {}
+        env = config.get("env") or {}
+        self.reward = env.get("reward", "score_diff")
+        self.reward_scale = float(env.get("reward_scale", 0.05))
+        if self.kind != "searchnet" and self.reward not in ("score_diff", "win"):
+            raise ValueError(
+                f"puct reads the value of a model trained with reward 'score_diff' or 'win', not {self.reward!r}"
+            )
+
+    def __call__(self, states: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        import torch
+
+        from hg_env.agents.network import run_net
+        from hg_env.agents.search_net import network_inputs
+
+        inputs = network_inputs(states, rows, searchnet=self.kind == "searchnet")
+        device = next(self.net.parameters()).device
+        legal = inputs.pop("legal_padded")
+        tensors = {key: torch.as_tensor(value, device=device) for key, value in inputs.items() if key in _NET_KEYS}
+        if not self.net.lookahead:
+            tensors = tensors["board"]
+        with torch.no_grad():
+            if hasattr(self.net, "layout"):  # BoardNet and SearchNet take the legal moves directly
+                logits, value = run_net(self.net, tensors, torch.as_tensor(legal, device=device))
+            else:
+                logits, value = run_net(self.net, tensors)
+                logits = logits.gather(1, torch.as_tensor(legal, device=device))
+        logits = logits.double().cpu().numpy()
+        value = value.double().cpu().numpy()
+        net_value = self._win_value(value, states, rows, inputs)
+        out = []
+        for j, (actions, heuristic) in enumerate(zip(inputs["legal"], inputs["heuristic"])):
+            z = logits[j, : len(actions)]
+            prior = np.exp(z - z.max())
+            prior /= prior.sum()
+            mover = int(states.current[rows[j]])
+            vector = heuristic.copy()
+            v = (1 - self.mix) * net_value[j] + self.mix * heuristic[mover]
+            vector[mover] = v
+            if int(states.num_players[rows[j]]) == 2:
+                vector[1 - mover] = 1.0 - v
+            out.append((actions, prior, vector))
+        return out
+
+    def _win_value(self, value: np.ndarray, states: State, rows: np.ndarray, inputs: dict) -> np.ndarray:
+        """[n] the network's value as a win value in [0, 1] for the seat to move."""
+        if self.kind == "searchnet":
+            return sigmoid(value[:, 0])
+        if self.reward == "win":
+            return np.clip((value[:, 0] + 1.0) / 2.0, 0.0, 1.0)
+        margin = inputs["score_diff"] + value[:, 0] / self.reward_scale
+        frac = search.tiles_left(states)[rows] / search.regular_deck_size(states)
+        spread = self.scale * (1.0 + 2.0 * frac) / 3.0
+        return sigmoid(margin / spread)
+
+
+_NET_KEYS = ("board", "lookahead", "estimate", "score_now")
+
+
+class CoreGame:
+    """The batched core as a ``SearchGame``: roots are games of a ``State``; simulations start from
+    re-deals (``deals > 0``: D deals per root drawn up front; 0: a fresh re-deal per simulation)."""
+
+    def __init__(self, roots: State, deals: int, rng: np.random.Generator, evaluate: Any) -> None:
+        self.roots, self.deals, self.evaluator = roots, deals, evaluate
+        self.num_seats = MAX_PLAYERS
+        self.dealt = None
+        if deals > 0:  # tree t's deal j is row t * deals + j
+            self.dealt = search.plain_copy(roots, np.repeat(np.arange(roots.batch_size), deals))
+            search.redeal(self.dealt, rng)
+
+    def start(self, tree: np.ndarray, visit: np.ndarray, rng: np.random.Generator) -> State:
+        if self.dealt is None:
+            states = search.plain_copy(self.roots, tree)
+            search.redeal(states, rng)
+            return states
+        return self.dealt.take(tree * self.deals + visit % self.deals)
+
+    def step(self, positions: State, actions: np.ndarray) -> None:
+        engine.step(positions, actions)
+
+    def describe(self, positions: State, i: int) -> tuple[tuple, int, bool]:
+        phase = int(positions.phase[i])
+        current = int(positions.current[i])
+        return (phase, current, int(positions.tile_to_place[i])), current, phase == OVER
+
+    def evaluate(self, positions: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return self.evaluator(positions, rows)
+
+    def outcome(self, positions: State, rows: np.ndarray) -> np.ndarray:
+        return search.win_values(positions, rows)
+
+
+# ---------------------------------------------------------------- the agent
+
+
+@register
+class PUCTAgent(Agent):
+    """Information-set PUCT with a network's priors and values, leaves in batches (module docstring)."""
+
+    name = "puct"
+    option_docs = {
+        "path": "model file: a PPO model (hgenv train) or a search network (expert iteration); "
+        "default: the shipped PPO model of the game's ruleset",
+        "sims": "simulations per decision",
+        "c_puct": "exploration: weight of the prior against the mean value",
+        "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
+        "batch": "simulations of one game run together (virtual loss); games searched at once share calls",
+        "time": "max seconds per decision (0: no limit; otherwise results vary by machine)",
+        "temperature": "0: play the most visited move; T > 0: sample visits ** (1/T)",
+        "mix": "weight of the one-turn lookahead's value against the network's, in [0, 1]",
+        "scale": "points of logistic spread that turn a PPO value (a score difference) into a win value",
+        "noise": "Dirichlet noise mixed into the root priors (self-play exploration; 0: none)",
+    }
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str = "",
+        sims: int = 128,
+        c_puct: float = 1.5,
+        deals: int = 16,
+        batch: int = 8,
+        time: float = 0.0,
+        temperature: float = 0.0,
+        mix: float = 0.5,
+        scale: float = 40.0,
+        noise: float = 0.0,
+    ) -> None:
+        super().__init__(seed)
+        if sims < 1 or batch < 1:
+            raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
+        if deals < 0 or time < 0 or temperature < 0 or c_puct < 0:
+            raise ValueError("deals, time, temperature and c_puct must be >= 0")
+        if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
+            raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
+        self.path = path
+        self.settings = SearchSettings(sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise)
+        self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
+        self._nets: dict[str, tuple[Any, dict]] = {}
+        if path:
+            self._load(path, None)
+
+    @classmethod
+    def from_net(cls, net: nn.Module, metadata: dict, seed: int | None = None, **options: Any) -> PUCTAgent:
+        """An agent around a network in memory (``metadata``: its model file's, at least ``kind``,
+        ``ruleset`` and for a PPO model ``extra.config.env``); it shares the weights."""
+        agent = cls(seed=seed, **options)
+        agent._nets[metadata["ruleset"]] = (net, metadata)
+        agent.spec = "puct:(in memory)"
+        return agent
+
+    def _load(self, path: str, ruleset: str | None) -> tuple[Any, dict]:
+        from hg_env.agents.model_file import load_model
+
+        loaded = load_model(path, ruleset=ruleset)
+        entry = (loaded.net, loaded.metadata)
+        self._nets[loaded.metadata["ruleset"]] = entry
+        return entry
+
+    def network(self, ruleset: str) -> tuple[Any, dict]:
+        """(network, metadata) that plays ``ruleset``: the given model (refused if it plays another
+        ruleset), else the shipped model of that ruleset."""
+        if ruleset in self._nets:
+            return self._nets[ruleset]
+        if self.path or self._nets:
+            have = next(iter(self._nets))
+            raise ValueError(f"{self.path or 'this network'} plays {have!r}, not {ruleset!r}")
+        return self._load(str(default_model(ruleset)), ruleset)
+
+    # ------------------------------------------------------------ protocol
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("the puct agent needs the game: call act(observation, mask, game=game)")
+        return int(self.act_batch(None, np.asarray(action_mask)[None], game.state)[0])
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
+        if state is None:
+            raise ValueError("the puct agent needs the batched state: call act_batch(obs, masks, state=state)")
+        masks = np.asarray(action_masks, dtype=bool)
+        out = np.full(len(masks), -1, dtype=np.int64)
+        rows = np.flatnonzero(masks.any(1))
+        if len(rows):
+            for i, root in zip(rows, self.search(state, rows, masks[rows])):
+                out[i] = root.actions[choose(root, self.temperature, self.rng)]
+        return out
+
+    def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
+        """Search the decisions of games ``rows`` of ``state`` (which is not changed) together; their
+        roots, searched (``Node.actions``, ``Node.n``: the moves and their visits; ``choose`` picks).
+
+        A game with one legal move is not searched: its root has that move, visited once."""
+        net, metadata = self.network(state.rules.ruleset)
+        roots_state = search.plain_copy(state, np.asarray(rows, dtype=np.intp))
+        if masks is None:
+            masks = engine.legal_action_mask(roots_state)
+        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale)
+        roots: list[Node] = []
+        searched = []
+        for j, mask in enumerate(masks):
+            root = Node(int(roots_state.current[j]))
+            legal = np.flatnonzero(mask)
+            if len(legal) == 1:
+                root.expand(legal, np.ones(1), np.full(MAX_PLAYERS, 0.5))
+                root.n[0] = root.total = 1
+            else:
+                searched.append(j)
+            roots.append(root)
+        if not searched:
+            return roots
+        sub = roots_state.take(np.array(searched))
+        first = search.plain_copy(sub)
+        search.redeal(first, self.rng)  # the root is evaluated on a re-deal too: the real order is never read
+        for j, (legal, prior, value) in zip(searched, evaluator(first, np.arange(len(searched)))):
+            if not np.array_equal(legal, np.flatnonzero(masks[j])):
+                raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
+            roots[j].expand(legal, prior, value)
+        game = CoreGame(sub, self.deals, self.rng, evaluator)
+        search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
+        return roots

@@ -1,0 +1,268 @@
+"""The ``puct`` agent (hg_env.agents.puct) and its search network (hg_env.agents.search_net)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hg_env.agents.base import make_agent  # noqa: E402
+from hg_env.agents.model_file import load_model, save_model  # noqa: E402
+from hg_env.agents.puct import NetworkEvaluator, Node, PUCTAgent, SearchSettings, default_model, search_trees  # noqa: E402
+from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, rotation_tables  # noqa: E402
+from hg_env.core import engine, search  # noqa: E402
+from hg_env.core.observation import observer  # noqa: E402
+from hg_env.core.rules import Rules  # noqa: E402
+from hg_env.core.state import OVER  # noqa: E402
+
+# ---------------------------------------------------------------- a tiny synthetic game
+
+
+class TwoStepGame:
+    """Seat 0 picks a row (3 moves), seat 1 a column (2 moves), seat 0 wins PAYOFF[row, column].
+
+    The evaluation after seat 0's move is optimistic (the best column for seat 0), so a one-ply look
+    prefers row 0; seat 1 answers every row with its worst column, so row 1 (0.5 guaranteed) is the
+    best move, which only the search below the first move finds."""
+
+    PAYOFF = np.array([[0.9, 0.1], [0.6, 0.5], [0.8, 0.2]])
+    num_seats = 2
+
+    def start(self, tree: np.ndarray, visit: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.full((len(tree), 2), -1)
+
+    def step(self, positions: np.ndarray, actions: np.ndarray) -> None:
+        for i in np.flatnonzero(actions >= 0):
+            positions[i, int((positions[i] >= 0).sum())] = actions[i]
+
+    def describe(self, positions: np.ndarray, i: int) -> tuple[tuple, int, bool]:
+        depth = int((positions[i] >= 0).sum())
+        return (depth,), depth % 2, depth == 2
+
+    def evaluate(self, positions: np.ndarray, rows: np.ndarray) -> list:
+        out = []
+        for i in rows:
+            if positions[i, 0] < 0:
+                out.append((np.arange(3), np.full(3, 1 / 3), np.array([0.5, 0.5])))
+            else:
+                best = self.PAYOFF[positions[i, 0]].max()
+                out.append((np.arange(2), np.full(2, 0.5), np.array([best, 1 - best])))
+        return out
+
+    def outcome(self, positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        p = self.PAYOFF[positions[rows, 0], positions[rows, 1]]
+        return np.stack([p, 1 - p], 1)
+
+
+def _root(game: TwoStepGame, prior: np.ndarray | None = None) -> Node:
+    root = Node(0)
+    actions, uniform, value = game.evaluate(np.full((1, 2), -1), np.array([0]))[0]
+    root.expand(actions, uniform if prior is None else prior, value)
+    return root
+
+
+def test_search_finds_the_known_best_move_of_a_tiny_game():
+    game = TwoStepGame()
+    roots = search_trees(game, [_root(game)], SearchSettings(sims=200, c_puct=1.0, batch=4), np.random.default_rng(0))
+    root = roots[0]
+    assert root.best() == 1  # the one-ply evaluation alone would pick row 0 (0.9)
+    assert root.n[1] > root.n[0] and root.n[1] > root.n[2]
+    assert root.w[1] / root.n[1] == pytest.approx(0.5, abs=0.05)
+
+
+def test_priors_steer_the_visits():
+    """A prior that prefers a move makes the search visit it more (same values)."""
+    game = TwoStepGame()
+    settings = SearchSettings(sims=30, c_puct=2.0, batch=2)
+    flat = search_trees(game, [_root(game)], settings, np.random.default_rng(0))[0]
+    leaning = search_trees(game, [_root(game, np.array([0.05, 0.05, 0.9]))], settings, np.random.default_rng(0))[0]
+    assert leaning.n[2] > flat.n[2]
+
+
+# ---------------------------------------------------------------- the batched core
+
+
+def _position(decisions: int = 6, seed: int = 3):
+    state = engine.new_games(2, Rules(), seeds=[seed], record_events=False)
+    rng = np.random.default_rng(seed)
+    for _ in range(decisions):
+        engine.step(state, engine.sample_legal(state, rng))
+    return state
+
+
+class PreferAction(torch.nn.Module):
+    """A network that adds ``bonus`` to the logit of one action (or to its value)."""
+
+    def __init__(self, net: torch.nn.Module, action: int, bonus: float = 0.0, value: float | None = None) -> None:
+        super().__init__()
+        self.net, self.action, self.bonus, self.value = net, action, bonus, value
+        self.layout, self.lookahead = net.layout, net.lookahead
+
+    def forward(self, obs, legal=None):
+        logits, value = self.net(obs, legal)
+        logits = logits + self.bonus * (legal == self.action)
+        if self.value is not None:
+            value = torch.full_like(value, self.value)
+        return logits, value
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    loaded = load_model(default_model("hg2020"))
+    return loaded.net, loaded.metadata
+
+
+def test_the_network_prior_makes_the_search_visit_a_move_more(shipped):
+    net, metadata = shipped
+    state = _position()
+    options = dict(sims=24, deals=4, batch=4)
+    plain = PUCTAgent.from_net(net, metadata, seed=0, **options).search(state, np.array([0]))[0]
+    least = int(plain.actions[np.argmin(plain.n)])
+    biased = PUCTAgent.from_net(PreferAction(net, least, bonus=20.0), metadata, seed=0, **options)
+    root = biased.search(state, np.array([0]))[0]
+    k = int(np.flatnonzero(root.actions == least)[0])
+    assert root.n[k] > plain.n[np.argmin(plain.n)]
+    assert root.prior[k] > 0.9
+
+
+def test_the_network_value_is_the_leaf_value(shipped):
+    net, metadata = shipped
+    state = _position()
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    mover = int(state.current[0])
+    for value, expected in ((1000.0, 1.0), (-1000.0, 0.0)):
+        evaluator = NetworkEvaluator(PreferAction(net, -1, value=value), metadata, mix=0.0, scale=40.0)
+        ((_, prior, vector),) = evaluator(copy, np.array([0]))
+        assert vector[mover] == pytest.approx(expected, abs=1e-6)
+        assert vector[1 - mover] == pytest.approx(1 - expected, abs=1e-6)
+        assert prior.sum() == pytest.approx(1.0)
+
+
+def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
+    agent = make_agent("puct:sims=8,deals=2,batch=4", seed=1)
+    state = engine.new_games(2, Rules(), seeds=[0, 1, 2], record_events=False)
+    for _ in range(3):  # placements, then occupant choices (one batched search over the three games)
+        masks = engine.legal_action_mask(state)
+        actions = agent.act_batch(None, masks, state)
+        assert masks[np.arange(3), actions].all()
+        engine.step(state, actions)
+    finished = np.zeros((1, masks.shape[1]), dtype=bool)
+    assert agent.act_batch(None, finished, state.take(np.array([0])))[0] == -1
+    with pytest.raises(ValueError, match="needs the batched state"):
+        agent.act_batch(None, masks, None)
+
+
+def test_puct_is_deterministic_given_its_seed():
+    state = _position(9)
+    results = []
+    for _ in range(2):
+        agent = make_agent("puct:sims=16,deals=3,batch=4,temperature=1", seed=7)
+        root = agent.search(state, np.array([0]))[0]
+        results.append(
+            (
+                root.actions.copy(),
+                root.n.copy(),
+                root.w.copy(),
+                agent.act_batch(None, engine.legal_action_mask(state), state)[0],
+            )
+        )
+    (a1, n1, w1, x1), (a2, n2, w2, x2) = results
+    assert np.array_equal(a1, a2) and np.array_equal(n1, n2) and np.array_equal(w1, w2) and x1 == x2
+
+
+def test_puct_never_reads_the_undrawn_order():
+    state = _position(8)
+    other = search.plain_copy(state)
+    nxt, length = int(other.regular_next[0]), int(other.regular_len[0])
+    rest = other.regular_deck[0, nxt:length].copy()
+    other.regular_deck[0, nxt:length] = rest[::-1]  # the same tiles still to come, another order
+    assert not np.array_equal(other.regular_deck, state.regular_deck)
+    roots = [make_agent("puct:sims=16,deals=2,batch=4", seed=5).search(s, np.array([0]))[0] for s in (state, other)]
+    assert np.array_equal(roots[0].n, roots[1].n) and np.array_equal(roots[0].w, roots[1].w)
+    assert roots[0].best() == roots[1].best()
+
+
+def test_puct_refuses_bad_options_and_another_rulesets_model():
+    with pytest.raises(ValueError, match="mix"):
+        make_agent("puct:mix=2")
+    with pytest.raises(ValueError, match="sims"):
+        make_agent("puct:sims=0")
+    agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
+    state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
+    with pytest.raises(ValueError, match="plays 'hg2002', not 'hg2020'"):
+        agent.act_batch(None, engine.legal_action_mask(state), state)
+
+
+# ---------------------------------------------------------------- the search network
+
+
+def test_searchnet_starts_from_the_ppo_policy_and_round_trips_through_a_model_file(shipped, tmp_path):
+    net, metadata = shipped
+    kwargs = metadata["net_kwargs"]
+    searchnet = SearchNet.from_boardnet(net, kwargs).eval()
+    state = _position(5)
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    inputs = network_inputs(copy, np.array([0]))
+    assert inputs["score_now"].shape == (1, 4)
+    tensors = {k: torch.as_tensor(inputs[k]) for k in ("board", "lookahead", "estimate", "score_now")}
+    legal = torch.as_tensor(inputs["legal_padded"])
+    with torch.no_grad():
+        logits, out = searchnet(tensors, legal)
+        ppo_logits, _ = net({k: tensors[k] for k in ("board", "lookahead", "estimate")}, legal)
+    assert torch.equal(logits, ppo_logits) and out.shape == (1, 2)
+    path = tmp_path / "search.zip"
+    save_model(path, searchnet, kind="searchnet", net_kwargs=kwargs, ruleset="hg2020", board_reach=12)
+    loaded = load_model(path)
+    assert isinstance(loaded.net, SearchNet) and loaded.metadata["kind"] == "searchnet"
+    with torch.no_grad():
+        again = loaded.net(tensors, legal)
+    assert torch.equal(again[0], logits) and torch.equal(again[1], out)
+    agent = make_agent(f"puct:path={path},sims=4,deals=1,batch=2", seed=0)
+    mask = engine.legal_action_mask(state)
+    assert mask[0, agent.act_batch(None, mask, state)[0]]
+
+
+def test_rotation_turns_the_board_sides_and_actions_together():
+    ob = observer("hg2020")
+    state = _position(12)
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    inputs = network_inputs(copy, np.array([0]), searchnet=False)
+    board, gains, legal = inputs["board"], inputs["lookahead"], inputs["legal_padded"]
+    ch = {name: i for i, name in enumerate(ob.board_channels)}
+    sides = [ch[f"{d}_{t}"] for d in "NESW" for t in ("meadow", "forest", "river")]
+    turned, turned_gains, turned_legal = rotate_inputs(board, gains, legal, 1, "hg2020")
+    # every tile shows the sides of its rotation + 1 where its cell went
+    tile_id, rots = turned[0, ch["tile_id"]], turned[0, ch["rot0"] : ch["rot3"] + 1]
+    for y, x in zip(*np.nonzero(tile_id)):
+        r = int(np.argmax(rots[:, y, x]))
+        expected = ob.static[(int(tile_id[y, x]) - 1) * 4 + r][6:18]
+        assert np.array_equal(turned[0, sides, y, x], expected)
+    assert turned[0, ch["tile"]].sum() == board[0, ch["tile"]].sum()
+    # the legal rotation planes and the turned legal placements agree
+    n = 625
+    planes = turned[0, ch["legal_r0"] : ch["legal_r3"] + 1].reshape(4, n)
+    placed = turned_legal[0][turned_legal[0] < 4 * n]
+    assert planes[placed % 4, placed // 4].all() and planes.sum() == len(placed)
+    assert np.array_equal(turned_gains[0][:, turned_legal[0]], gains[0][:, legal[0]])
+    # info planes stay, four turns are none
+    c = len(ob.board_channels)
+    assert np.array_equal(turned[0, c:], board[0, c:])
+    back = rotate_inputs(board, gains, legal, 4, "hg2020")
+    assert all(np.array_equal(a, b) for a, b in zip(back, (board, gains, legal)))
+    _, actions = rotation_tables("hg2020", 12)
+    assert np.array_equal(np.sort(actions), np.arange(len(actions)))  # a permutation
+
+
+def test_score_now_counts_the_final_scoring_without_ending_the_game():
+    state = _position(40)
+    copy = search.plain_copy(state)
+    inputs = network_inputs(copy, np.array([0]))
+    assert copy.phase[0] != OVER
+    own, opponents, own_end, opponents_end = inputs["score_now"][0]
+    mover = int(state.current[0])
+    assert own == state.score[0, mover]
+    assert own_end >= own and opponents_end >= opponents  # final scoring only adds points
