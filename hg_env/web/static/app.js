@@ -90,7 +90,7 @@ function drawBoard(svgText) {
     figure.classList.add("recallable");
     figure.addEventListener("click", (event) => {
       event.stopPropagation();
-      moves.length === 1 ? sendMove(moves[0].move) : offer(moves, `choose for the figure at (${x},${y}):`);
+      moves.length === 1 ? sendMove(moves[0].move) : offer(moves, `choose for the figure at (${x},${y}):`, true);
     });
   }
 }
@@ -146,7 +146,7 @@ function drawPanel() {
 }
 
 // Buttons for moves that are not placements: occupants, "none", declared decisions (retake, pit trap, ...).
-function offer(moves, heading) {
+function offer(moves, heading, back = false) {
   const box = $("#choices");
   const items = [];
   if (heading) {
@@ -161,6 +161,13 @@ function offer(moves, heading) {
     button.dataset.move = JSON.stringify(m.move);
     button.textContent = m.text;
     button.addEventListener("click", () => sendMove(m.move));
+    items.push(button);
+  }
+  if (back) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "← all choices";
+    button.addEventListener("click", () => offer(state.moves, "or choose:"));
     items.push(button);
   }
   box.replaceChildren(...items);
@@ -237,7 +244,7 @@ function clickZone(z) {
   const kinds = new Set(state.occupant_kinds);
   const here = state.moves.filter((m) => kinds.has(m.move[0]) && m.move[1] === z);
   if (here.length === 1) sendMove(here[0].move);
-  else if (here.length > 1) offer(here, `zone ${z}: which figure?`);
+  else if (here.length > 1) offer(here, `zone ${z}: which figure?`, true);
   else showError(`no figure may go on zone ${z} of this tile; the choices are listed on the right`);
 }
 
