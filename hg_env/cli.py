@@ -225,9 +225,24 @@ def _fail(command: str, message: str) -> NoReturn:
 def cmd_train(args: argparse.Namespace) -> int:
     module = _train_module("train")
     try:
+        if _is_expert_config(args.config):  # [run] backend = "expert": expert iteration (train/expert.py)
+            return _train_module("expert").main(args)
         return module.main(args)
     except (ValueError, OSError, module.CheckpointError) as err:  # ConfigError, TrainingDiverged: ValueErrors
         _fail("train", str(err))
+
+
+def _is_expert_config(path: str) -> bool:
+    """True for a config of expert iteration; a file that cannot be read is left to ``hgenv train``'s own checks."""
+    from pathlib import Path
+
+    from hg_env.train.config import ConfigError, read_toml
+    from hg_env.train.expert import is_expert_config
+
+    try:
+        return is_expert_config(read_toml(Path(path)))
+    except ConfigError:
+        return False
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -395,7 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_option(srv)
     add_flag_option(srv)
     srv.set_defaults(func=cmd_serve)
-    tr = sub.add_parser("train", help="PPO self-play from a config file (see train/train.py, configs/)")
+    tr = sub.add_parser(
+        "train", help="PPO self-play, or expert iteration (configs/expert.toml), from a config file (train/, configs/)"
+    )
     tr.add_argument("--config", required=True, help="a TOML config, e.g. configs/quick.toml")
     tr.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     tr.add_argument("--name", help="override run.name (the run directory)")

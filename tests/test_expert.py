@@ -1,0 +1,173 @@
+"""Expert iteration (hg_env.train.expert): a tiny run end to end with its gate, exact resume, config checks."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hg_env.agents.base import make_agent  # noqa: E402
+from hg_env.agents.model_file import load_model  # noqa: E402
+from hg_env.agents.search_net import SearchNet  # noqa: E402
+from hg_env.core import engine  # noqa: E402
+from hg_env.core.rules import Rules  # noqa: E402
+from hg_env.train.config import ConfigError  # noqa: E402
+from hg_env.train.expert import (  # noqa: E402
+    checkpoint_paths,
+    concat_packs,
+    expert_config_from_dict,
+    is_expert_config,
+    read_expert_checkpoint,
+    train_expert,
+    unpack_batch,
+)
+
+# Games start after 150 greedy decisions (of about 160): a generation takes seconds.
+TINY = {
+    "run": {"name": "tiny", "backend": "expert", "generations": 2},
+    "search": {"sims": 4, "deals": 2, "batch": 2, "temperature_decisions": 2},
+    "selfplay": {"games": 2, "opening": 150},
+    "learn": {"epochs": 2, "batch_size": 8},
+    "gate": {"games": 2, "sims": 2, "threshold": 0.0},
+}
+
+
+def _config(out: Path, **changes: dict):
+    raw = {table: dict(values) for table, values in TINY.items()}
+    raw["run"]["out_dir"] = str(out)
+    for table, values in changes.items():
+        raw.setdefault(table, {}).update(values)
+    return expert_config_from_dict(raw)
+
+
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    return read_expert_checkpoint(path)["learner"]
+
+
+@pytest.fixture(scope="module")
+def straight_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two generations, never stopped."""
+    out = tmp_path_factory.mktemp("straight")
+    return train_expert(_config(out), progress=False)
+
+
+def test_a_tiny_run_learns_gates_and_ships_a_search_network(straight_run: Path) -> None:
+    lines = [json.loads(line) for line in (straight_run / "expert.jsonl").read_text().splitlines()]
+    assert [line["generation"] for line in lines] == [1, 2]
+    assert sum(line["samples"] for line in lines) > 0
+    for line in lines:
+        assert 0.0 <= line["gate_win_rate"] <= 1.0
+        low, high = line["gate_interval"]
+        assert low <= line["gate_win_rate"] <= high
+        assert line["accepted"] is True  # threshold 0: the learner always passes
+    last = [line for line in lines if line["samples"]][-1]
+    assert last["loss_policy"] > 0 and last["loss_value"] > 0
+    loaded = load_model(straight_run / "final_model.zip")
+    assert loaded.metadata["kind"] == "searchnet" and isinstance(loaded.net, SearchNet)
+    assert loaded.metadata["extra"]["generations"] == 2
+    final = {k: v for k, v in loaded.net.state_dict().items()}
+    learner = _weights(checkpoint_paths(straight_run)[-1])
+    assert all(torch.equal(final[k], learner[k]) for k in final)  # the last learner passed: it is the best
+    agent = make_agent(f"puct:path={straight_run / 'final_model.zip'},sims=4,deals=1,batch=2", seed=0)
+    state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
+    mask = engine.legal_action_mask(state)
+    assert mask[0, agent.act_batch(None, mask, state)[0]]
+
+
+def test_a_learner_below_the_threshold_leaves_the_best_network(tmp_path: Path) -> None:
+    run_dir = train_expert(_config(tmp_path, run={"generations": 1}, gate={"threshold": 1.0}), progress=False)
+    line = json.loads((run_dir / "expert.jsonl").read_text())
+    assert line["accepted"] is (line["gate_win_rate"] >= 1.0)
+    if not line["accepted"]:  # the starting PPO model stays the best and is what ships
+        assert load_model(run_dir / "final_model.zip").metadata["kind"] == "boardnet"
+
+
+def test_kill_and_resume_gives_identical_weights(straight_run: Path, tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    run_dir = train_expert(config, progress=False, stop_after=1)  # killed after generation 1's checkpoint
+    assert [p.name for p in checkpoint_paths(run_dir)] == ["gen_00001.pt"]
+    assert not (run_dir / "final_model.zip").exists()
+    with (run_dir / "expert.jsonl").open("a") as f:  # a line of generation 2 written before the kill
+        f.write('{"generation": 2, "partial": true}\n')
+    with pytest.raises(ValueError, match="already holds a run"):
+        train_expert(config, progress=False)
+    train_expert(config, resume=True, progress=False)
+    a, b = _weights(checkpoint_paths(straight_run)[-1]), _weights(checkpoint_paths(run_dir)[-1])
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    final_a = load_model(straight_run / "final_model.zip").net.state_dict()
+    final_b = load_model(run_dir / "final_model.zip").net.state_dict()
+    assert all(torch.equal(final_a[k], final_b[k]) for k in final_a)
+
+    def generations(path: Path) -> list[dict]:
+        lines = [json.loads(line) for line in (path / "expert.jsonl").read_text().splitlines()]
+        return [{k: v for k, v in line.items() if "seconds" not in k} for line in lines]
+
+    assert generations(run_dir) == generations(straight_run)  # the partial line was cut on resume
+
+
+def test_resume_refuses_another_config_and_a_missing_checkpoint(tmp_path: Path) -> None:
+    from hg_env.train.checkpoint import CheckpointError
+
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        train_expert(_config(tmp_path), resume=True, progress=False)
+    train_expert(_config(tmp_path, run={"generations": 1}), progress=False, stop_after=1)
+    with pytest.raises(ValueError, match="another config"):
+        train_expert(_config(tmp_path, learn={"epochs": 3}), resume=True, progress=False)
+
+
+def test_samples_pack_and_unpack_to_the_same_arrays() -> None:
+    rng = np.random.default_rng(0)
+    from hg_env.train.expert import pack_samples
+
+    shape = (3, 5, 5)
+    items = []
+    for n in (2, 4):
+        board = (rng.random(shape) < 0.2) * rng.integers(1, 9, size=shape)
+        legal = np.sort(rng.choice(20, n, replace=False))
+        items.append(
+            {
+                "board": board.astype(np.uint8),
+                "legal": legal,
+                "gains": rng.random((2, n)).astype(np.float32),
+                "visits": np.full(n, 1 / n),
+                "estimate": [1.0, 2.0],
+                "score_now": [0.0, 1.0, 2.0, 3.0],
+                "outcome": 1.0,
+                "margin": 0.25,
+            }
+        )
+    pack = concat_packs([pack_samples(items[:1]), pack_samples(items[1:])])
+    batch = unpack_batch(pack, np.array([1, 0]), shape, 20)
+    for j, item in zip((1, 0), items):
+        n = len(item["legal"])
+        assert np.array_equal(batch["board"][j], item["board"])
+        assert np.array_equal(batch["legal"][j, :n], item["legal"]) and batch["valid"][j].sum() == n
+        assert np.allclose(batch["gains"][j][:, item["legal"]], item["gains"])
+        assert np.allclose(batch["visits"][j, :n], item["visits"])
+
+
+def test_config_errors_name_the_key() -> None:
+    assert is_expert_config({"run": {"backend": "expert"}}) and not is_expert_config({"run": {}})
+    with pytest.raises(ConfigError, match=re.escape("unknown key 'search.simz'")):
+        expert_config_from_dict({"run": {"backend": "expert"}, "search": {"simz": 3}})
+    with pytest.raises(ConfigError, match=re.escape("gate.threshold must be")):
+        expert_config_from_dict({"run": {"backend": "expert"}, "gate": {"threshold": 2.0}})
+    with pytest.raises(ConfigError, match=re.escape("selfplay.chunks")):
+        expert_config_from_dict({"run": {"backend": "expert"}, "selfplay": {"games": 2, "chunks": 3}})
+    with pytest.raises(ConfigError, match=re.escape("start.model")):
+        expert_config_from_dict({"run": {"backend": "expert"}, "start": {"model": "nowhere.zip"}})
+
+
+def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None:
+    from hg_env.train.expert import load_expert_config
+
+    root = Path(__file__).resolve().parent.parent / "configs"
+    for name in ("expert.toml", "expert_gpu.toml"):
+        config = load_expert_config(root / name)
+        assert config.run.backend == "expert"
+    assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1

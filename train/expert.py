@@ -1,0 +1,736 @@
+"""Expert iteration: the search network of ``puct`` improved from its own search (``hgenv train``
+with ``[run] backend = "expert"``, e.g. ``configs/expert.toml``).
+
+Each generation:
+
+1. **Self-play.** ``selfplay.games`` games, every seat played by ``puct`` with the *best* network
+   so far, all games searched together (one lookahead and one network call per simulation step for
+   all of them), Dirichlet noise at the roots, the first ``search.temperature_decisions`` decisions of
+   each game sampled in proportion to the visits and the rest the most visited move. The first
+   ``selfplay.opening`` decisions of every game are greedy's (cheap; variety and, in tests, short
+   games). ``selfplay.workers`` processes play the games' fixed chunks (``selfplay.chunks``) side by
+   side: the chunks, not the workers, fix the result.
+2. **Targets.** Every searched decision (more than one legal move) gives a sample: the mover's board,
+   lookahead features and scores (``hg_env.agents.search_net.network_inputs``), the root's visit
+   distribution, and once the game ends its outcome for the mover (1 win, 0.5 tie, 0 loss, as
+   ``search.win_values``) and score margin (own final score minus the opponents' mean).
+3. **Learning.** The *learner* (a ``SearchNet``, trained on across generations with one Adam
+   optimizer) takes ``learn.epochs`` passes over the samples of the last ``learn.window``
+   generations: cross-entropy to the visit distribution, ``learn.value_coef`` x binary
+   cross-entropy of the win logit to the outcome, ``learn.margin_coef`` x squared error of the
+   margin; each minibatch is turned by a random number of quarter turns (``learn.augment``,
+   ``search_net.rotate_inputs``).
+4. **Gating.** The learner's search plays the best network's search (``gate.games`` games, paired
+   decks, seats swapped, all searched at once, after the same greedy opening as self-play); it
+   becomes the best network when it wins at least ``gate.threshold`` of them.
+
+The first best network is the starting PPO model (``start.model``, default the shipped
+``ppo_<ruleset>.zip``), searched with its own policy and value heads; the learner starts from its
+weights with a fresh value head (``SearchNet.from_boardnet``).
+
+Runs resume exactly. After every generation a checkpoint (``checkpoints/gen_*.pt``: tensors and
+plain values only, read back with ``torch.load(weights_only=True)``) holds both networks, the
+optimizer, the kept samples, the run's generator and the size of ``expert.jsonl``; ``--resume``
+continues from the newest, cutting the log back to it, and a killed run resumed gives the same
+weights bit for bit as one never stopped (on the same machine and thread count). The run directory
+also gets ``config.toml``, ``expert.jsonl`` (one line per generation: samples, losses, the gate's
+result, seconds) and ``final_model.zip`` (the best network; kind ``searchnet`` once a learner has
+passed a gate, else the starting model).
+
+The network runs on CUDA when there is one (learning, and the search of gating and of a
+single-process self-play), else on the CPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from hg_env.agents.greedy import greedy_actions
+from hg_env.agents.model_file import load_model, save_model
+from hg_env.agents.puct import PUCTAgent, choose, default_model
+from hg_env.agents.search_net import MARGIN_SCALE, SearchNet, network_inputs, rotate_inputs
+from hg_env.core import engine, search
+from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from hg_env.core.ruleset import RULESETS
+from hg_env.core.state import OVER
+from hg_env.fileio import atomic_write_text
+from hg_env.train.checkpoint import (
+    CheckpointError,
+    generator_from,
+    generator_state,
+    write_checkpoint,
+)
+from hg_env.train.config import ConfigError, _reject_unknown, _require, _section, bounded, check_folder_name, read_toml
+
+CHECKPOINT_FORMAT = "hg_env-expert-checkpoint-v1"
+LOG = "expert.jsonl"
+BACKEND = "expert"
+
+
+# ---------------------------------------------------------------- configuration
+
+
+@dataclass
+class ExpertRunConfig:
+    """What to run and where."""
+
+    name: str = "expert"  # the run directory is <out_dir>/<name>: a plain folder name
+    backend: str = BACKEND  # "expert": this file (hgenv train reads it to pick expert iteration)
+    out_dir: str = "runs"  # any folder (no NUL)
+    seed: int = bounded(0, 0, 2**32 - 1)  # 0..2**32-1; seeds games, search and learning
+    generations: int = bounded(6, 1, 100_000)  # 1..100000 generations (self-play, learning, gate)
+    torch_threads: int = bounded(1, 1, 256)  # 1..256 torch threads of the main process
+    keep_checkpoints: int = bounded(2, 1, 1000)  # 1..1000; older checkpoints are deleted
+
+
+@dataclass
+class ExpertEnvConfig:
+    """The game."""
+
+    ruleset: str = "hg2020"  # "hg2020", "hg2002" or "carcassonne"
+    num_players: int = bounded(2, MIN_PLAYERS, MAX_PLAYERS)  # 2..5
+    rules: dict[str, Any] = field(default_factory=dict)  # the ruleset's flags (hg_env.Rules), board_reach 12 only
+
+
+@dataclass
+class StartConfig:
+    """The network expert iteration starts from."""
+
+    model: str = ""  # a lookahead PPO model file (hgenv train); "": the shipped ppo_<ruleset>.zip
+
+
+@dataclass
+class SearchConfig:
+    """The search of self-play (puct's options; hg_env.agents.puct)."""
+
+    sims: int = bounded(48, 1, 100_000)  # 1..100000 simulations per decision
+    c_puct: float = bounded(1.5, 0.0, 100.0)  # [0, 100]
+    deals: int = bounded(8, 0, 1024)  # 0..1024 re-deals shared by a root's moves
+    batch: int = bounded(8, 1, 1024)  # 1..1024 simulations of one game run together
+    mix: float = bounded(0.5, 0.0, 1.0)  # [0, 1] weight of the lookahead's value against the network's
+    noise: float = bounded(0.25, 0.0, 1.0)  # [0, 1] Dirichlet noise at the roots
+    temperature_decisions: int = bounded(16, 0, 10_000)  # 0..10000 first decisions of a game sampled by visits
+
+
+@dataclass
+class SelfPlayConfig:
+    """The games of a generation."""
+
+    games: int = bounded(24, 1, 100_000)  # 1..100000 games per generation
+    opening: int = bounded(0, 0, 10_000)  # 0..10000 first decisions of every game played by greedy
+    chunks: int = bounded(1, 1, 4096)  # 1..4096 fixed groups of games, each searched together
+    workers: int = bounded(1, 1, 256)  # 1..256 processes playing chunks side by side (1: this process)
+
+
+@dataclass
+class LearnConfig:
+    """Learning from the samples."""
+
+    epochs: int = bounded(2, 1, 1000)  # 1..1000 passes over the kept samples per generation
+    batch_size: int = bounded(128, 1, 65536)  # 1..65536 samples per minibatch
+    learning_rate: float = bounded(3e-4, 0.0, 1.0, low_open=True)  # (0, 1] Adam
+    weight_decay: float = bounded(1e-4, 0.0, 1.0)  # [0, 1]
+    value_coef: float = bounded(1.0, 0.0, 100.0)  # [0, 100] weight of the outcome loss
+    margin_coef: float = bounded(0.5, 0.0, 100.0)  # [0, 100] weight of the score-margin loss
+    window: int = bounded(2, 1, 1000)  # 1..1000 generations of samples kept
+    augment: bool = True  # turn every minibatch by a random number of quarter turns
+
+
+@dataclass
+class GateConfig:
+    """The match that decides whether the learner replaces the best network."""
+
+    games: int = bounded(20, 2, 100_000)  # 2..100000 games (paired decks, seats swapped)
+    threshold: float = bounded(0.55, 0.0, 1.0)  # [0, 1] learner's win rate needed (ties count half)
+    sims: int = bounded(0, 0, 100_000)  # 0..100000 simulations per decision (0: search.sims)
+
+
+@dataclass
+class ExpertConfig:
+    run: ExpertRunConfig = field(default_factory=ExpertRunConfig)
+    env: ExpertEnvConfig = field(default_factory=ExpertEnvConfig)
+    start: StartConfig = field(default_factory=StartConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    learn: LearnConfig = field(default_factory=LearnConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
+
+    def rules(self) -> Rules:
+        return Rules(ruleset=self.env.ruleset, **self.env.rules)
+
+
+def is_expert_config(raw: dict) -> bool:
+    """True for a config file of expert iteration (``[run] backend = "expert"``)."""
+    run = raw.get("run")
+    return isinstance(run, dict) and run.get("backend") == BACKEND
+
+
+def load_expert_config(path: str | Path, overrides: dict[str, dict[str, Any]] | None = None) -> ExpertConfig:
+    """Read and check an expert-iteration config; ConfigError naming the file and key."""
+    path = Path(path)
+    raw = read_toml(path)
+    for table, values in (overrides or {}).items():
+        section = raw.setdefault(table, {})
+        if isinstance(section, dict):
+            section.update(values)
+    try:
+        return expert_config_from_dict(raw)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
+
+
+def expert_config_from_dict(raw: dict[str, Any]) -> ExpertConfig:
+    """A checked ExpertConfig from the tables of a TOML file (the checks of hg_env.train.config)."""
+    fields = {f.name: f for f in dataclasses.fields(ExpertConfig)}
+    _reject_unknown(raw, fields, "table")
+    values = {}
+    for name in fields:
+        table = raw.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{name}] must be a table, got {table!r}")
+        values[name] = _section(type(getattr(ExpertConfig(), name)), table, name)
+    config = ExpertConfig(**values)
+    check_folder_name(config.run.name, "run.name")
+    _require(
+        config.run.backend == BACKEND, "run.backend", f"{BACKEND!r} in an expert-iteration config", config.run.backend
+    )
+    out = config.run.out_dir
+    _require(bool(out) and "\0" not in out, "run.out_dir", "a folder (not empty, no NUL)", out)
+    _require(config.env.ruleset in RULESETS, "env.ruleset", f"one of {RULESETS}", config.env.ruleset)
+    try:
+        rules = config.rules()
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"env.rules: {err}") from None
+    _require(rules.reach == 12, "env.rules.board_reach", "12 (the starting model's board)", rules.reach)
+    _require(
+        config.selfplay.chunks <= config.selfplay.games,
+        "selfplay.chunks",
+        f"<= selfplay.games = {config.selfplay.games}",
+        config.selfplay.chunks,
+    )
+    start = config.start.model or str(default_model(config.env.ruleset))
+    _require(Path(start).is_file(), "start.model", "an existing model file", start)
+    return config
+
+
+def to_toml(config: ExpertConfig) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(dataclasses.asdict(config))
+
+
+# ---------------------------------------------------------------- samples
+
+
+SAMPLE_KEYS = ("board_index", "board_value", "board_ptr", "legal", "gains", "visits", "legal_ptr")
+ROW_KEYS = ("estimate", "score_now", "outcome", "margin")
+
+
+def pack_samples(items: list[dict]) -> dict[str, np.ndarray]:
+    """Samples as flat arrays: boards sparse (flat index, value), legal moves ragged (``*_ptr`` offsets)."""
+    boards = [item["board"].reshape(-1) for item in items]
+    wide = np.uint16 if not boards or boards[0].size <= 2**16 else np.int32  # 85 x 625 planes: 2 bytes an entry
+    index = [np.flatnonzero(b).astype(wide) for b in boards]
+    lengths = [len(item["legal"]) for item in items]
+    return {
+        "board_index": np.concatenate(index) if items else np.zeros(0, np.int32),
+        "board_value": np.concatenate([b[i] for b, i in zip(boards, index)]) if items else np.zeros(0, np.uint8),
+        "board_ptr": np.concatenate([[0], np.cumsum([len(i) for i in index])]).astype(np.int64),
+        "legal": np.concatenate([item["legal"] for item in items]).astype(np.int64) if items else np.zeros(0, np.int64),
+        "gains": np.concatenate([item["gains"].T for item in items]).astype(np.float32)
+        if items
+        else np.zeros((0, 2), np.float32),
+        "visits": np.concatenate([item["visits"] for item in items]).astype(np.float32)
+        if items
+        else np.zeros(0, np.float32),
+        "legal_ptr": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        "estimate": np.array([item["estimate"] for item in items], np.float32).reshape(-1, 2),
+        "score_now": np.array([item["score_now"] for item in items], np.float32).reshape(-1, 4),
+        "outcome": np.array([item["outcome"] for item in items], np.float32),
+        "margin": np.array([item["margin"] for item in items], np.float32),
+    }
+
+
+def concat_packs(packs: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One pack of several (offsets shifted)."""
+    out: dict[str, np.ndarray] = {}
+    for key in ("board_index", "board_value", "legal", "gains", "visits", *ROW_KEYS):
+        out[key] = np.concatenate([p[key] for p in packs])
+    for key, data in (("board_ptr", "board_index"), ("legal_ptr", "legal")):
+        parts, shift = [np.zeros(1, np.int64)], 0
+        for p in packs:
+            parts.append(p[key][1:] + shift)
+            shift += len(p[data])
+        out[key] = np.concatenate(parts)
+    return out
+
+
+def unpack_batch(
+    pack: dict[str, np.ndarray], rows: np.ndarray, board_shape: tuple[int, ...], actions: int
+) -> dict[str, np.ndarray]:
+    """Dense arrays of samples ``rows``: board, gains [B, 2, A], legal [B, L] (+ valid), visits [B, L]."""
+    b = len(rows)
+    board = np.zeros((b, int(np.prod(board_shape))), np.uint8)
+    width = max(1, int(max(pack["legal_ptr"][r + 1] - pack["legal_ptr"][r] for r in rows)))
+    legal = np.zeros((b, width), np.int64)
+    valid = np.zeros((b, width), bool)
+    visits = np.zeros((b, width), np.float32)
+    gains = np.zeros((b, 2, actions), np.float32)
+    for j, r in enumerate(rows):
+        lo, hi = pack["board_ptr"][r], pack["board_ptr"][r + 1]
+        board[j, pack["board_index"][lo:hi]] = pack["board_value"][lo:hi]
+        lo, hi = pack["legal_ptr"][r], pack["legal_ptr"][r + 1]
+        n = hi - lo
+        legal[j, :n] = pack["legal"][lo:hi]
+        valid[j, :n] = True
+        visits[j, :n] = pack["visits"][lo:hi]
+        gains[j][:, pack["legal"][lo:hi]] = pack["gains"][lo:hi].T
+    return {
+        "board": board.reshape(b, *board_shape),
+        "gains": gains,
+        "legal": legal,
+        "valid": valid,
+        "visits": visits,
+        **{key: pack[key][rows] for key in ROW_KEYS},
+    }
+
+
+# ---------------------------------------------------------------- self-play
+
+
+def _agent(net: torch.nn.Module, metadata: dict, config: ExpertConfig, seed: int, sims: int = 0) -> PUCTAgent:
+    s = config.search
+    return PUCTAgent.from_net(
+        net,
+        metadata,
+        seed=seed,
+        sims=sims or s.sims,
+        c_puct=s.c_puct,
+        deals=s.deals,
+        batch=s.batch,
+        mix=s.mix,
+        noise=0.0,
+    )
+
+
+def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games: int, seed: int) -> dict:
+    """Self-play of ``games`` games searched together by ``net``; their samples, packed."""
+    rng = np.random.default_rng(seed)
+    agent = _agent(net, metadata, config, int(rng.integers(2**32)))
+    agent.settings.noise = config.search.noise
+    seeds = [int(s) for s in rng.integers(0, 2**62, size=games)]
+    state = engine.new_games(config.env.num_players, config.rules(), seeds=seeds, record_events=False)
+    _opening(state, config.selfplay.opening, rng)
+    decisions = np.zeros(games, dtype=np.int64)
+    items: list[list[dict]] = [[] for _ in range(games)]
+    searchnet = True
+    while True:
+        rows = np.flatnonzero(state.phase != OVER)
+        if not len(rows):
+            break
+        roots = agent.search(state, rows)
+        searched = np.array([len(root.actions) > 1 for root in roots])
+        if searched.any():
+            sub = rows[searched]
+            view = search.plain_copy(state, sub)
+            search.redeal(view, rng)  # the sample's features, from a re-deal like the search's
+            inputs = network_inputs(view, np.arange(len(sub)), searchnet=searchnet)
+            for j, root in enumerate(r for r, s in zip(roots, searched) if s):
+                g = int(sub[j])
+                if not np.array_equal(inputs["legal"][j], root.actions):
+                    raise RuntimeError(f"self-play game {g}: the sample's legal moves differ from the search's")
+                items[g].append(
+                    {
+                        "board": inputs["board"][j],
+                        "legal": root.actions,
+                        "gains": inputs["lookahead"][j][:, root.actions],
+                        "visits": root.n / root.n.sum(),
+                        "estimate": inputs["estimate"][j],
+                        "score_now": inputs["score_now"][j],
+                        "seat": int(state.current[g]),
+                    }
+                )
+        actions = np.full(state.batch_size, -1, dtype=np.int64)
+        for g, root in zip(rows, roots):
+            temperature = 1.0 if decisions[g] < config.search.temperature_decisions else 0.0
+            actions[g] = root.actions[choose(root, temperature, rng)]
+        decisions[rows] += 1
+        engine.step(state, actions)
+    outcome = search.win_values(state)
+    score = state.score.astype(np.float64)
+    flat = []
+    for g in range(games):
+        n = int(state.num_players[g])
+        for item in items[g]:
+            seat = item.pop("seat")
+            item["outcome"] = float(outcome[g, seat])
+            opponents = (score[g, :n].sum() - score[g, seat]) / max(n - 1, 1)
+            item["margin"] = float((score[g, seat] - opponents) * MARGIN_SCALE)
+            flat.append(item)
+    return pack_samples(flat)
+
+
+def _chunk_worker(args: tuple) -> dict:
+    weights, metadata, config_dict, games, seed = args
+    torch.set_num_threads(1)
+    config = expert_config_from_dict(config_dict)
+    net = _build(metadata["kind"], metadata["net_kwargs"])
+    net.load_state_dict(weights)
+    return play_chunk(net.eval(), metadata, config, games, seed)
+
+
+def self_play(net: torch.nn.Module, metadata: dict, config: ExpertConfig, rng: np.random.Generator) -> dict:
+    """A generation's games in ``selfplay.chunks`` fixed chunks (seeded from ``rng``), on ``workers`` processes."""
+    chunks = config.selfplay.chunks
+    sizes = np.diff(np.linspace(0, config.selfplay.games, chunks + 1).round().astype(int))
+    seeds = [int(s) for s in rng.integers(0, 2**62, size=chunks)]
+    if config.selfplay.workers == 1:
+        return concat_packs([play_chunk(net, metadata, config, int(n), s) for n, s in zip(sizes, seeds)])
+    weights = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    cpu_meta = dict(metadata)
+    tasks = [(weights, cpu_meta, dataclasses.asdict(config), int(n), s) for n, s in zip(sizes, seeds)]
+    with multiprocessing.get_context("spawn").Pool(config.selfplay.workers) as pool:
+        return concat_packs(pool.map(_chunk_worker, tasks))
+
+
+# ---------------------------------------------------------------- learning and gating
+
+
+def learn(
+    net: SearchNet,
+    optimizer: torch.optim.Optimizer,
+    pack: dict[str, np.ndarray],
+    config: ExpertConfig,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """``learn.epochs`` passes over the samples; mean losses."""
+    device = next(net.parameters()).device
+    size = net.layout.board.size
+    board_shape = (net.num_channels, size, size)
+    actions = net.layout.size
+    n = len(pack["outcome"])
+    totals = {"policy": 0.0, "value": 0.0, "margin": 0.0}
+    steps = 0
+    net.train()
+    for _ in range(config.learn.epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, config.learn.batch_size):
+            rows = order[start : start + config.learn.batch_size]
+            batch = unpack_batch(pack, rows, board_shape, actions)
+            board, gains, legal = batch["board"], batch["gains"], batch["legal"]
+            if config.learn.augment:
+                board, gains, legal = rotate_inputs(board, gains, legal, int(rng.integers(4)), net.ruleset)
+            inputs = {
+                "board": torch.as_tensor(board, device=device),
+                "lookahead": torch.as_tensor(gains, device=device),
+                "estimate": torch.as_tensor(batch["estimate"], device=device),
+                "score_now": torch.as_tensor(batch["score_now"], device=device),
+            }
+            logits, out = net(inputs, torch.as_tensor(legal, device=device))
+            valid = torch.as_tensor(batch["valid"], device=device)
+            logp = torch.log_softmax(logits.masked_fill(~valid, -1e9), 1)
+            policy = -(torch.as_tensor(batch["visits"], device=device) * logp).sum(1).mean()
+            value = torch.nn.functional.binary_cross_entropy_with_logits(
+                out[:, 0], torch.as_tensor(batch["outcome"], device=device)
+            )
+            margin = torch.nn.functional.mse_loss(out[:, 1], torch.as_tensor(batch["margin"], device=device))
+            loss = policy + config.learn.value_coef * value + config.learn.margin_coef * margin
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            for key, part in (("policy", policy), ("value", value), ("margin", margin)):
+                totals[key] += part.item()
+            steps += 1
+    net.eval()
+    return {key: total / max(steps, 1) for key, total in totals.items()}
+
+
+def gate(
+    learner: SearchNet, best: tuple[torch.nn.Module, dict], config: ExpertConfig, seed: int
+) -> tuple[float, tuple[float, float]]:
+    """The learner's search against the best network's search: (win rate, 95% interval).
+
+    ``gate.games`` games on paired decks, seats swapped (``hg_env.arena.evaluate``'s deck seeds),
+    all searched at once; the first ``selfplay.opening`` decisions of every game are greedy's."""
+    from hg_env.arena.evaluate import EvalResult, deck_seeds
+
+    players = config.env.num_players
+    sims = config.gate.sims or config.search.sims
+    agent = _agent(learner, searchnet_metadata(learner, config), config, seed, sims)
+    opponent = _agent(best[0], best[1], config, seed + 1, sims)
+    seeds = deck_seeds(seed, -(-config.gate.games // players))
+    total = len(seeds) * players
+    state = engine.new_games(
+        players, config.rules(), seeds=[seeds[g // players] for g in range(total)], record_events=False
+    )
+    seats = np.arange(total) % players
+    _opening(state, config.selfplay.opening, np.random.default_rng(seed))
+    while True:
+        live = state.phase != OVER
+        if not live.any():
+            break
+        actions = np.full(total, -1, dtype=np.int64)
+        mine = live & (state.current == seats)
+        for who, rows in ((agent, np.flatnonzero(mine)), (opponent, np.flatnonzero(live & ~mine))):
+            if len(rows):
+                actions[rows] = who.act_batch(None, engine.legal_action_mask(state, rows), state.take(rows))
+        engine.step(state, actions)
+    result = EvalResult.from_games("best", state.score[:, :players].astype(np.int64), seats)
+    return result.win_rate, (result.ci_low, result.ci_high)
+
+
+def _opening(state: Any, decisions: int, rng: np.random.Generator) -> None:
+    """The first ``decisions`` decisions of every game, played by greedy."""
+    for _ in range(decisions):
+        live = state.phase != OVER
+        if not live.any():
+            return
+        engine.step(state, np.where(live, greedy_actions(state, rng), -1))
+
+
+# ---------------------------------------------------------------- networks and checkpoints
+
+
+def _build(kind: str, kwargs: dict) -> torch.nn.Module:
+    from hg_env.agents.network import BoardNet
+
+    return (SearchNet if kind == "searchnet" else BoardNet)(**kwargs)
+
+
+def searchnet_metadata(net: SearchNet, config: ExpertConfig) -> dict:
+    return {"kind": "searchnet", "ruleset": config.env.ruleset, "net_kwargs": net_kwargs(net)}
+
+
+def net_kwargs(net: torch.nn.Module) -> dict:
+    return {
+        "board_reach": net.layout.board.reach,
+        "channels": net.stem.out_features,
+        "layers": len(net.convs),
+        "hidden": net.value_out.in_features,
+        "lookahead": bool(net.lookahead),
+        "ruleset": net.ruleset,
+    }
+
+
+def checkpoint_paths(run_dir: Path) -> list[Path]:
+    return sorted((run_dir / "checkpoints").glob("gen_*.pt"))
+
+
+def read_expert_checkpoint(path: Path) -> dict:
+    """A checkpoint's payload, read without running code; CheckpointError naming the file."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt, truncated or holds more than tensors and plain values "
+            f"({type(err).__name__}); delete it to resume from the one before"
+        ) from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a checkpoint of expert iteration ({CHECKPOINT_FORMAT})")
+    return payload
+
+
+def _tensors(pack: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {key: torch.from_numpy(np.array(value)) for key, value in pack.items()}
+
+
+def _arrays(pack: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    return {key: value.numpy() for key, value in pack.items()}
+
+
+def _log_size(run_dir: Path) -> int:
+    path = run_dir / LOG
+    return path.stat().st_size if path.exists() else 0
+
+
+@dataclass
+class RunState:
+    """Everything a generation changes: what a checkpoint holds."""
+
+    generation: int
+    rng: np.random.Generator
+    learner: SearchNet
+    optimizer: torch.optim.Optimizer
+    best: tuple[torch.nn.Module, dict]
+    packs: list[dict[str, np.ndarray]]
+
+
+def save_expert_checkpoint(run_dir: Path, run: RunState, config: ExpertConfig) -> Path:
+    best_net, best_meta = run.best
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "generation": run.generation,
+        "rng": generator_state(run.rng),
+        "torch_rng": torch.get_rng_state(),
+        "learner": {k: v.detach().cpu() for k, v in run.learner.state_dict().items()},
+        "optimizer": run.optimizer.state_dict(),
+        "best": {k: v.detach().cpu() for k, v in best_net.state_dict().items()},
+        "best_metadata": json.dumps(best_meta),
+        "packs": [_tensors(p) for p in run.packs],
+        "log_bytes": _log_size(run_dir),
+        "config": to_toml(config),
+    }
+    path = run_dir / "checkpoints" / f"gen_{run.generation:05d}.pt"
+    write_checkpoint(path, payload)
+    for old in checkpoint_paths(run_dir)[: -config.run.keep_checkpoints]:
+        old.unlink()
+    return path
+
+
+def _start(config: ExpertConfig, device: str) -> RunState:
+    """Generation 0: the starting PPO model as the best network, the learner from its weights."""
+    path = config.start.model or str(default_model(config.env.ruleset))
+    loaded = load_model(path, ruleset=config.env.ruleset)
+    if loaded.metadata["kind"] != "boardnet" or not loaded.net.lookahead:
+        raise ValueError(f"start.model {path}: expert iteration starts from a lookahead boardnet (hgenv train)")
+    torch.manual_seed(config.run.seed)
+    learner = SearchNet.from_boardnet(loaded.net, loaded.metadata["net_kwargs"]).to(device).eval()
+    optimizer = _optimizer(learner, config)
+    rng = np.random.default_rng(config.run.seed)
+    return RunState(0, rng, learner, optimizer, (loaded.net.to(device).eval(), loaded.metadata), [])
+
+
+def _optimizer(net: SearchNet, config: ExpertConfig) -> torch.optim.Optimizer:
+    return torch.optim.Adam(net.parameters(), lr=config.learn.learning_rate, weight_decay=config.learn.weight_decay)
+
+
+def _restore(payload: dict, config: ExpertConfig, device: str) -> RunState:
+    run = _start(config, device)
+    run.generation = int(payload["generation"])
+    run.rng = generator_from(payload["rng"])
+    torch.set_rng_state(payload["torch_rng"])
+    run.learner.load_state_dict(payload["learner"])
+    run.optimizer.load_state_dict(payload["optimizer"])
+    best_meta = json.loads(payload["best_metadata"])
+    best = _build(best_meta["kind"], best_meta["net_kwargs"])
+    best.load_state_dict(payload["best"])
+    run.best = (best.to(device).eval(), best_meta)
+    run.packs = [_arrays(p) for p in payload["packs"]]
+    return run
+
+
+def prepare_run_dir(config: ExpertConfig, resume: bool) -> tuple[Path, dict | None]:
+    """The run directory, and on ``resume`` its newest checkpoint's payload (same config required)."""
+    run_dir = Path(config.run.out_dir) / config.run.name
+    payload = None
+    if resume:
+        saved = checkpoint_paths(run_dir)
+        if not saved:
+            raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
+        payload = read_expert_checkpoint(saved[-1])
+        if payload["config"] != to_toml(config):
+            raise ValueError(f"{saved[-1]} was written by another config than the one given; resume with the run's own")
+    elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
+        raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    log = run_dir / LOG
+    keep = 0 if payload is None else int(payload["log_bytes"])
+    if log.exists() and log.stat().st_size > keep:
+        with log.open("r+b") as f:
+            f.truncate(keep)
+    atomic_write_text(run_dir / "config.toml", to_toml(config))
+    return run_dir, payload
+
+
+def train_expert(
+    config: ExpertConfig, resume: bool = False, progress: bool = True, stop_after: int | None = None
+) -> Path:
+    """Run (or resume) expert iteration; returns the run directory. ``stop_after`` stops after the
+    checkpoint of that generation, as a kill would (tests)."""
+    run_dir, payload = prepare_run_dir(config, resume)
+    torch.set_num_threads(config.run.torch_threads)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if payload is None:
+        run = _start(config, device)
+    else:
+        run = _restore(payload, config, device)
+        print(f"resuming {run_dir} at generation {run.generation}", file=sys.stderr)
+    while run.generation < config.run.generations:
+        started, cpu = time.perf_counter(), time.process_time()
+        best_net, best_meta = run.best
+        pack = self_play(best_net, best_meta, config, run.rng)
+        run.packs = [*run.packs, pack][-config.learn.window :]
+        losses = learn(run.learner, run.optimizer, concat_packs(run.packs), config, run.rng)
+        win_rate, interval = gate(run.learner, run.best, config, int(run.rng.integers(2**31)))
+        accepted = win_rate >= config.gate.threshold
+        if accepted:
+            best = SearchNet(**net_kwargs(run.learner)).to(device)
+            best.load_state_dict(run.learner.state_dict())
+            run.best = (best.eval(), searchnet_metadata(run.learner, config))
+        run.generation += 1
+        line = {
+            "generation": run.generation,
+            "samples": len(pack["outcome"]),
+            "kept_samples": sum(len(p["outcome"]) for p in run.packs),
+            **{f"loss_{key}": round(value, 6) for key, value in losses.items()},
+            "gate_win_rate": round(win_rate, 4),
+            "gate_interval": [round(interval[0], 4), round(interval[1], 4)],
+            "accepted": bool(accepted),
+            "best": run.best[1]["kind"],
+            "seconds": round(time.perf_counter() - started, 1),
+            "cpu_seconds": round(time.process_time() - cpu, 1),
+        }
+        with (run_dir / LOG).open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        save_expert_checkpoint(run_dir, run, config)
+        if progress:
+            print(
+                f"generation {run.generation}/{config.run.generations}: {line['samples']} samples, "
+                f"gate {win_rate:.3f} [{interval[0]:.3f}, {interval[1]:.3f}] "
+                f"{'accepted' if accepted else 'kept the best'} ({line['seconds']} s)",
+                file=sys.stderr,
+            )
+        if stop_after is not None and run.generation >= stop_after:
+            return run_dir
+    save_final(run_dir, run, config)
+    return run_dir
+
+
+def save_final(run_dir: Path, run: RunState, config: ExpertConfig) -> None:
+    """``final_model.zip``: the best network (the starting model's file kind while no learner passed a gate)."""
+    net, meta = run.best
+    kwargs = meta["net_kwargs"]
+    extra = {"config": dataclasses.asdict(config), "generations": run.generation, "run": config.run.name}
+    if meta["kind"] == "boardnet":  # the starting PPO model, with its own run config (the value's scale)
+        extra = dict(meta.get("extra") or {}, expert=extra)
+    save_model(
+        run_dir / "final_model.zip",
+        net.cpu(),
+        kind=meta["kind"],
+        net_kwargs=kwargs,
+        ruleset=config.env.ruleset,
+        board_reach=kwargs["board_reach"],
+        extra=extra,
+    )
+    print(f"final model: {run_dir / 'final_model.zip'}", file=sys.stderr)
+
+
+def main(args: Any) -> int:
+    """``hgenv train --config <expert config>`` (args from hg_env.cli: --resume, --name, --seed, --no-progress)."""
+    overrides: dict[str, Any] = {}
+    if args.name is not None:
+        overrides["name"] = args.name
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    if getattr(args, "total_timesteps", None) is not None:
+        raise ValueError("--total-timesteps is PPO's; expert iteration counts run.generations")
+    config = load_expert_config(args.config, {"run": overrides})
+    try:
+        run_dir = train_expert(config, resume=args.resume, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        saved = checkpoint_paths(Path(config.run.out_dir) / config.run.name)
+        where = f"continue with --resume, from {saved[-1]}" if saved else "nothing to resume, start again"
+        print(f"\ninterrupted: {where}", file=sys.stderr)
+        return 130
+    print(f"run directory: {run_dir}")
+    return 0
