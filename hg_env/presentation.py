@@ -3,8 +3,9 @@
 The rules (``hg_env.rulesets.<name>.RULESET``) say what a game does; its presentation says how it is
 named and drawn: where it is listed, its Gymnasium id and PettingZoo factory, the text board's legends,
 the help lines of ``hgenv play``, the translator of its tile catalogue into the zone facts that
-``hg_env.render`` draws (``DrawnZone``) and its part of the picture's key (its landscape, points and
-figures). The shared code reads these and never a ruleset's name.
+``hg_env.render`` draws (``DrawnZone``), how it draws each type of zone (``Terrain``: shapes and colours)
+and its part of the picture's key (its landscape, points and figures). The shared code reads these and
+never a ruleset's name.
 
 A ruleset without a ``presentation`` module (a test ruleset) gets ``Presentation()``'s defaults.
 This module imports nothing of hg_env: ``hg_env.core.ruleset`` reads ``listed`` to order the rulesets.
@@ -27,7 +28,8 @@ class DrawnZone:
     ``glyphs``: its signs besides animals and fish, in drawing order (keys of its ``Presentation.glyphs``).
     ``name``: how a summary names it (``menhir forest``); ``notes``: what a summary adds after its animals,
     fish and flow (``with 2 gold nuggets``, ``next to city 1``, ``shaman``). ``special``: a special power
-    printed on it. ``spring``: a river that starts on the tile; ``ends``: a river or road that ends on it.
+    printed on it. ``spring``: a river that starts on the tile; ``ends``: a river or road that ends on it;
+    ``pond``: a river that ends in a lake on its tile (Carcassonne's last river tile).
     """
 
     zone: int
@@ -43,6 +45,7 @@ class DrawnZone:
     special: str = ""
     spring: bool = False
     ends: bool = False
+    pond: bool = False
 
 
 def plain_zone(zone: dict, tile: dict) -> DrawnZone:
@@ -59,6 +62,44 @@ def plain_zone(zone: dict, tile: dict) -> DrawnZone:
         spring=bool(zone.get("ends_on_tile_without_lake")),
         ends=bool(zone.get("ends_on_tile")),
     )
+
+
+Color = tuple[int, int, int]
+SHAPES = ("ground", "polygon", "stream", "path", "pool", "plot")
+
+
+@dataclass(frozen=True)
+class Terrain:
+    """How the pictures draw the zones of one type (``Presentation.terrains``); the drawing knows these
+    shapes, never a ruleset's names for them.
+
+    ``shape``: ``ground`` (the background, shared among a tile's zones of the type: meadows, fields),
+    ``polygon`` (a cap, corner, band or all-but-one-side outline from the sides it touches: forests,
+    cities), ``stream`` (a band of water from side to side, or from a side to its lake, spring or pond),
+    ``path`` (a band with verges that ends at the tile's plot, at a walled polygon's gate or at a crossing:
+    roads), ``pool`` (a round lake inside the tile) or ``plot`` (a square for a building or garden).
+    ``fill`` / ``edge``: its colour and its outline (a forest's edge, a city's walls, a road's verges, the
+    water's edge; ground: where two zones of a tile meet). ``width``: a stream's or path's width in tile
+    widths. ``walled``: a polygon walled where it meets the other zones, drawn over the paths that end at
+    its gate. ``lying``: a pawn there lies down (a farmer). ``spring``: how far before the middle of its
+    tile a stream starting there rises, in tile widths. ``pool``: the colour of a stream's pond.
+    """
+
+    shape: str
+    fill: Color = (200, 200, 200)
+    edge: Color | None = None
+    width: float = 0.0
+    walled: bool = False
+    lying: bool = False
+    spring: float = 0.2
+    pool: Color | None = None
+
+    def __post_init__(self) -> None:
+        if self.shape not in SHAPES:
+            raise ValueError(f"a terrain's shape is one of {SHAPES}, got {self.shape!r}")
+
+
+GROUND = Terrain("ground", (200, 200, 190), (150, 150, 140))  # a zone type its ruleset draws no other way
 
 
 @dataclass(frozen=True)
@@ -102,6 +143,7 @@ class Presentation:
     signs: dict[str, str] = field(default_factory=dict)
     compact_signs: tuple[str, ...] = ()
     glyphs: dict[str, Glyph] = field(default_factory=dict)  # the signs its translator names, in the key's order
+    terrains: dict[str, Terrain] = field(default_factory=dict)  # zone type -> how the pictures draw it
     special_codes: dict[str, str] = field(default_factory=dict)  # special power -> its text-board code ("Sh")
     roles: dict[str, str] = field(default_factory=dict)  # zone type -> what a pawn there is ("hunter")
     card: str = ""  # its part of the env card (hg_env.aec): env name, spaces, action layout, rules page
@@ -123,3 +165,8 @@ def presentation(ruleset: str) -> Presentation:
             raise  # a presentation module that fails to import is a bug, not a missing presentation
         return Presentation()
     return module.PRESENTATION
+
+
+def terrain(ruleset: str, kind: str) -> Terrain:
+    """How the ruleset called ``ruleset`` draws zones of type ``kind`` (``GROUND`` for a type it does not name)."""
+    return presentation(ruleset).terrains.get(kind, GROUND)

@@ -60,7 +60,7 @@ from hg_env.core.tiles import (
     Z_WATER,
     load_catalogue,
 )
-from hg_env.presentation import DrawnZone, presentation
+from hg_env.presentation import GROUND, DrawnZone, Terrain, presentation, terrain
 from hg_env.sketch import Mark, Sketch, paint
 
 if TYPE_CHECKING:
@@ -167,7 +167,17 @@ def zone_kind(ruleset: str, tile: int, local: int) -> int:
     return int(tiles.ZONE_TYPE[tiles.TILE_ZONE[tile, local]])
 
 
-UNSIDED = ("lake", "monastery", "garden")  # zones that touch no side
+INNER_SHAPES = ("pool", "plot")  # terrains drawn inside the tile: their zones touch no side
+
+
+def _look(ruleset: str, zone: DrawnZone) -> Terrain:
+    """How the ruleset draws a zone (its presentation's ``Terrain`` of the zone's type)."""
+    return terrain(ruleset, zone.type)
+
+
+def _shape_of(ruleset: str, zone: DrawnZone) -> str:
+    """The drawn shape of a zone: ``ground``, ``polygon``, ``stream``, ``path``, ``pool`` or ``plot``."""
+    return terrain(ruleset, zone.type).shape
 
 
 def _special_words(special: str) -> str:
@@ -197,10 +207,10 @@ def zone_summary(ruleset: str, tile: int, local: int, rotation: int | None = Non
     ``city (N) with 1 coat of arms``; the sides (``zone_sides``) only when ``rotation`` is given."""
     zone = tile_zones(ruleset, tile)[local]
     text = zone.name
-    if rotation is not None and zone.type not in UNSIDED:
+    if rotation is not None and _shape_of(ruleset, zone) not in INNER_SHAPES:
         sides = zone_sides(ruleset, tile, rotation, local)
         text += f" ({', '.join(sides)})" if sides else " (enclosed)"
-    if rotation is not None and zone.type == "lake":  # two lakes of a tile read apart by the rivers feeding them
+    if rotation is not None and _shape_of(ruleset, zone) == "pool":  # two lakes of a tile read apart by their rivers
         feeds = sorted({d for r in zone.rivers for d in zone_directions(ruleset, tile, rotation, r)})
         text += f" (fed from {', '.join(DIRECTION_NAMES[d] for d in feeds)})"
     extras = []
@@ -209,14 +219,20 @@ def zone_summary(ruleset: str, tile: int, local: int, rotation: int | None = Non
     if zone.fish:
         extras.append(f"with {zone.fish} fish")
     extras += zone.notes  # the ruleset's own words: gold, mushrooms, coats of arms, a river's flow, a power
-    if zone.type == "road" and zone.ends:
+    if _shape_of(ruleset, zone) == "path" and zone.ends:
         extras.append(f"ending at {_road_end_name(ruleset, tile)}")
     return " ".join([text, *extras])
 
 
 def _road_end_name(ruleset: str, tile: int) -> str:
-    """Where the roads that end on a tile stop (the same rule as the picture, ``_road_goal``)."""
-    return {"monastery": "the monastery", "city": "the city gate", "crossing": "a crossing"}[_road_goal(ruleset, tile)]
+    """Where the roads that end on a tile stop (the same rule as the picture, ``_road_goal``): ``the monastery``
+    (its plot), ``the city gate`` (its walled polygon) or ``a crossing``."""
+    goal, zones = _road_goal(ruleset, tile), tile_zones(ruleset, tile).values()
+    if goal == "plot":
+        return "the " + next(z.type for z in zones if _shape_of(ruleset, z) == "plot")
+    if goal == "gate":
+        return f"the {next(z.type for z in zones if _look(ruleset, z).walled)} gate"
+    return "a crossing"
 
 
 def occupant_role(ruleset: str, tile: int, kind: str, local: int) -> str:
@@ -400,9 +416,9 @@ def _contents_text(ruleset: str, tile: int, cancelled: dict[int, dict[str, int]]
                 parts.append("x")
             else:
                 parts.append(ANIMAL_CHAR[animal])
-        if zone.type == "lake":
+        if _shape_of(ruleset, zone) == "pool":
             parts.append(f"o{zone.fish}")
-        elif zone.type == "river" and zone.fish:
+        elif _shape_of(ruleset, zone) == "stream" and zone.fish:
             parts.append(f"f{zone.fish}")
         parts += [shown.glyphs[g].char for g in zone_glyphs(ruleset, tile, local) if g != "fish"]
         if zone.special:
@@ -609,17 +625,10 @@ def render_ansi(
 CENTER = np.array([0.5, 0.5])
 DIR_VECTORS = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])  # N E S W
 LAKE_RADIUS = 0.16
-RIVER_WIDTH = 0.13
-ROAD_WIDTH = 0.11
-BAND_WIDTH = {"river": RIVER_WIDTH, "road": ROAD_WIDTH}
 POND_RADIUS = 0.19  # the lake the Carcassonne river ends in
 PLOT_HALF = 0.15  # half the side of a monastery's or garden's square
 CROSSING_RADIUS = 0.075
-POLYGON_TYPES = ("forest", "city")  # zone types drawn as polygons (forests under rivers, cities over roads)
-BAND_TYPES = ("river", "road")
-PLOT_TYPES = ("monastery", "garden")
-MEADOW_TYPES = ("meadow", "field")  # the background, split among a tile's meadows / fields
-LYING_TYPES = ("field",)  # a pawn there lies down: a farmer (B3.10)
+BAND_SHAPES = ("stream", "path")  # rivers and roads
 
 # Forest and city shapes, drawn for the directions named and turned for the others.
 FOREST_CAP_N = [(0, 0), (1, 0), (0.78, 0.26), (0.22, 0.26)]
@@ -683,14 +692,14 @@ def _bezier(p0: np.ndarray, control: np.ndarray, p1: np.ndarray, steps: int = 12
 
 @cache
 def _road_goal(ruleset: str, tile: int) -> str:
-    """Where the roads that end on a tile stop: ``monastery`` (one road to it), ``city`` (one road to the city
-    gate) or ``crossing`` (several roads meeting, or one road ending in a village)."""
+    """Where the paths (roads) that end on a tile stop: ``plot`` (one road to the monastery), ``gate`` (one road
+    to the gate of a walled polygon, a city) or ``crossing`` (several roads meeting, or one ending in a village)."""
     zones = tile_zones(ruleset, tile).values()
-    ending = [z for z in zones if z.type == "road" and z.ends]
-    if len(ending) == 1 and any(z.type == "monastery" for z in zones):
-        return "monastery"
-    if len(ending) == 1 and any(z.type == "city" for z in zones):
-        return "city"
+    ending = [z for z in zones if _shape_of(ruleset, z) == "path" and z.ends]
+    if len(ending) == 1 and any(_shape_of(ruleset, z) == "plot" for z in zones):
+        return "plot"
+    if len(ending) == 1 and any(_look(ruleset, z).walled for z in zones):
+        return "gate"
     return "crossing"
 
 
@@ -699,24 +708,21 @@ def _band_end(ruleset: str, tile: int, zone: DrawnZone, direction: int, lakes: d
     if zone.lake is not None:  # Hunters & Gatherers: into its lake
         return lakes[zone.lake]
     inwards = -DIR_VECTORS[direction]
-    if zone.type == "road":
+    if _shape_of(ruleset, zone) == "path":
         goal = _road_goal(ruleset, tile)
-        if goal == "monastery":
+        if goal == "plot":
             return next(iter(plots.values()))
-        if goal == "city":  # on through the gate: the city is drawn over the road's end
+        if goal == "gate":  # on through the gate: the walled polygon is drawn over the road's end
             return CENTER + 0.3 * inwards
         return CENTER.copy()
-    kind = tile_kind(ruleset, tile)
-    if kind == "river_lake":  # the Carcassonne river ends in its lake
+    if zone.pond:  # the Carcassonne river ends in its lake
         return CENTER - 0.12 * inwards
-    if kind == "river_source":  # ... and starts at a spring in the middle of the source
-        return CENTER - 0.05 * inwards
-    return CENTER - 0.2 * inwards  # a Hunters & Gatherers spring
+    return CENTER - _look(ruleset, zone).spring * inwards  # a spring, as far off the middle as its ruleset draws it
 
 
 def _is_spring(ruleset: str, tile: int, zone: DrawnZone) -> bool:
     """A river that starts on this tile (drawn with a spring at its end)."""
-    return zone.type == "river" and zone.spring
+    return _shape_of(ruleset, zone) == "stream" and zone.spring
 
 
 @cache
@@ -725,7 +731,7 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
     spot of its fields, clear of cities, rivers and the roads crossing the tile, near the middle, and away
     from the side a road ending at the monastery comes from."""
     zones = tile_zones(ruleset, tile)
-    plot_zones = [z for z, zone in zones.items() if zone.type in PLOT_TYPES]
+    plot_zones = [z for z, zone in zones.items() if _shape_of(ruleset, zone) == "plot"]
     if not plot_zones:
         return {}
     Image, ImageDraw, _ = _pil()
@@ -736,19 +742,19 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
     for z, zone in zones.items():
         dirs = zone_directions(ruleset, tile, 0, z)
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs]
-        kind = zone.type
-        if kind in POLYGON_TYPES:
+        look = _look(ruleset, zone)
+        if look.shape == "polygon":
             draw.polygon([tuple(p) for p in forest_polygon(dirs) * n], fill=1)
-        elif kind in BAND_TYPES and len(mids) == 2:
+        elif look.shape in BAND_SHAPES and len(mids) == 2:
             line = _bezier(mids[0], CENTER, mids[1]) * n
-            draw.line([tuple(p) for p in line], fill=1, width=int(BAND_WIDTH[kind] * n), joint="curve")
-        elif kind == "river":
+            draw.line([tuple(p) for p in line], fill=1, width=int(look.width * n), joint="curve")
+        elif look.shape == "stream":
             end = _band_end(ruleset, tile, zone, dirs[0], {}, {})
-            draw.line([tuple(mids[0] * n), tuple(end * n)], fill=1, width=int(RIVER_WIDTH * n))
-            if tile_kind(ruleset, tile) == "river_lake":
+            draw.line([tuple(mids[0] * n), tuple(end * n)], fill=1, width=int(look.width * n))
+            if zone.pond:
                 x, y, r = *(end * n), POND_RADIUS * n
                 draw.ellipse((x - r, y - r, x + r, y + r), fill=1)
-        elif kind == "road":
+        elif look.shape == "path":
             road_from = mids[0]
     depth = _depth(np.asarray(canvas) == 0) / n
     ys, xs = np.mgrid[0:n, 0:n]
@@ -766,7 +772,7 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
     """The shapes of a tile as placed (shared: do not modify)."""
     zones = tile_zones(ruleset, tile)
     dirs = {z: zone_directions(ruleset, tile, rotation, z) for z in zones}
-    lake_zones = [z for z in zones if zones[z].type == "lake"]
+    lake_zones = [z for z in zones if _shape_of(ruleset, zones[z]) == "pool"]
     lakes = {}
     for z in lake_zones:
         # Lakes sit towards the rivers that feed them; two lakes (tile 83) move further apart.
@@ -775,29 +781,29 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
     plots = {z: _turn(spot, rotation)[0] for z, spot in _plot_spots(ruleset, tile).items()}
     bands, polygons, ponds = {}, {}, {}
     for z, zone in zones.items():
-        kind = zone.type
+        shape = _shape_of(ruleset, zone)
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs[z]]
-        if kind in POLYGON_TYPES:
+        if shape == "polygon":
             polygons[z] = forest_polygon(dirs[z])
-        elif kind in BAND_TYPES and len(mids) == 2:
+        elif shape in BAND_SHAPES and len(mids) == 2:
             bands[z] = _bezier(mids[0], CENTER, mids[1])
-        elif kind in BAND_TYPES:
+        elif shape in BAND_SHAPES:
             end = _band_end(ruleset, tile, zone, dirs[z][0], lakes, plots)
             bands[z] = np.array([mids[0], end])
-            if kind == "river" and tile_kind(ruleset, tile) == "river_lake":
+            if shape == "stream" and zone.pond:
                 ponds[z] = end
-    ending = any(zone.type == "road" and zone.ends for zone in zones.values())
+    ending = any(_shape_of(ruleset, zone) == "path" and zone.ends for zone in zones.values())
     crossings = (CENTER,) if ending and _road_goal(ruleset, tile) == "crossing" else ()
     return Shapes(lakes, bands, polygons, plots, ponds, crossings)
 
 
 def _layers(ruleset: str, tile: int, shapes: Shapes) -> tuple[list[int], list[int], list[int]]:
-    """Zones in drawing order: forests, then rivers and roads (a road crosses the river on a bridge), then
-    cities (over the ends of the roads that lead to their gates)."""
+    """Zones in drawing order: polygons (forests), then streams and paths (a road crosses the river on a
+    bridge), then walled polygons (cities, over the ends of the roads that lead to their gates)."""
     zones = tile_zones(ruleset, tile)
-    forests = [z for z in shapes.polygons if zones[z].type != "city"]
-    bands = sorted(shapes.bands, key=lambda z: zones[z].type == "road")
-    cities = [z for z in shapes.polygons if zones[z].type == "city"]
+    forests = [z for z in shapes.polygons if not _look(ruleset, zones[z]).walled]
+    bands = sorted(shapes.bands, key=lambda z: _shape_of(ruleset, zones[z]) == "path")
+    cities = [z for z in shapes.polygons if _look(ruleset, zones[z]).walled]
     return forests, bands, cities
 
 
@@ -824,7 +830,7 @@ def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarra
     for z in forests:
         draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
     for z in bands:
-        width = max(1, int(BAND_WIDTH[zones[z].type] * size))
+        width = max(1, int(_look(ruleset, zones[z]).width * size))
         draw.line([tuple(p) for p in shapes.bands[z] * size], fill=z + 1, width=width, joint="curve")
     for z in cities:
         draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
@@ -864,7 +870,7 @@ def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarra
         if (grown == labels).all():
             break
         labels = grown
-    enclosed = [z for z, zone in zones.items() if zone.type in MEADOW_TYPES and not zone.edges]
+    enclosed = [z for z, zone in zones.items() if _shape_of(ruleset, zone) == "ground" and not zone.edges]
     if enclosed:  # a meadow between two forests, touching no side (hg2002 tile 25)
         labels[labels < 0] = enclosed[0]
     return labels
@@ -989,7 +995,7 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
         fixed.append((centre, _Item(-1, CROSSING_RADIUS, CROSSING_RADIUS)))
     wanted: list[_Item] = []
     for z, zone in zones.items():
-        if zone.type != "lake" and zone.special:
+        if _shape_of(ruleset, zone) != "pool" and zone.special:
             wanted.append(_Item(z, *_label_half_size(zone.special)))
     for z in zones:
         if z not in shapes.lakes and z not in shapes.plots:  # theirs are in their middle
@@ -1002,7 +1008,7 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
     for z, zone in zones.items():
         if z in occupant_at or zone_kind(ruleset, tile, z) == Z_WATER:  # nobody stands on the Carcassonne river
             continue
-        half = FARMER_BOX if zone.type in LYING_TYPES else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
+        half = FARMER_BOX if _look(ruleset, zone).lying else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
         wanted.append(_Item(z, *half, occupant=True))
     for item, spot in zip(wanted, _place_items(labels, wanted, fixed)):
         if item.occupant:
@@ -1016,20 +1022,6 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
 
 PLAYER_COLORS = ((214, 39, 40), (31, 97, 214), (0, 158, 115), (240, 200, 0), (148, 60, 190))
 PLAYER_COLOR_NAMES = ("red", "blue", "green", "yellow", "purple")
-MEADOW_COLOR = (178, 212, 112)  # meadows and fields
-MEADOW_BORDER = (128, 166, 70)  # where two meadows of one tile meet
-FOREST_COLOR = (34, 96, 48)
-FOREST_EDGE = (20, 62, 30)
-RIVER_COLOR = (58, 140, 222)
-LAKE_COLOR = (96, 172, 240)
-WATER_EDGE = (26, 86, 160)
-CITY_COLOR = (222, 188, 128)
-CITY_ROOFS = (196, 92, 62)
-CITY_WALL = (116, 92, 70)
-ROAD_COLOR = (247, 243, 230)
-ROAD_EDGE = (128, 118, 100)
-COAT_COLOR = (30, 64, 170)
-GOLD_COLOR = (246, 196, 30)
 TABLE_COLOR = (238, 232, 218)
 GRID_COLOR = (214, 206, 188)
 INK = (30, 30, 30)
@@ -1183,48 +1175,64 @@ def _wall_runs(polygon: np.ndarray) -> list[np.ndarray]:
     return runs + ([np.array(current)] if current else [])
 
 
-def _city(draw: ImageDraw.ImageDraw, polygon: np.ndarray, size: int) -> None:
-    """A city: a sandy polygon dotted with red roofs, walled where it meets the fields."""
-    draw.polygon([tuple(p) for p in polygon * size], fill=CITY_COLOR)
+def _walled(draw: ImageDraw.ImageDraw, polygon: np.ndarray, size: int, look: Terrain) -> None:
+    """A walled polygon (a city): its fill, walled where it meets the other zones of the tile."""
+    draw.polygon([tuple(p) for p in polygon * size], fill=look.fill)
     for run in _wall_runs(polygon):
-        draw.line([tuple(p) for p in run * size], fill=CITY_WALL, width=max(2, int(0.05 * size)), joint="curve")
+        draw.line([tuple(p) for p in run * size], fill=look.edge, width=max(2, int(0.05 * size)), joint="curve")
+
+
+@cache
+def ground(ruleset: str, tile: int | None = None) -> Terrain:
+    """The terrain a tile's background is drawn in: its first ``ground`` zone's, else its ruleset's first
+    ``ground`` terrain (``tile=None``: the ruleset's), else ``presentation.GROUND``."""
+    zones = tile_zones(ruleset, tile).values() if tile is not None else ()
+    looks = [_look(ruleset, z) for z in zones] + list(presentation(ruleset).terrains.values())
+    return next((look for look in looks if look.shape == "ground"), GROUND)
 
 
 def _draw_tile_shapes(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotation: int, size: int) -> None:
-    """Meadows / fields, forests, rivers, roads, cities and lakes, at ``size`` pixels (supersampled)."""
+    """The ground (meadows, fields), polygons (forests), streams and paths (rivers, roads), walled polygons
+    (cities) and pools (lakes), in their ruleset's ``Terrain`` colours, at ``size`` pixels (supersampled)."""
     shapes = _shapes(ruleset, tile, rotation)
     zones = tile_zones(ruleset, tile)
     forests, bands, cities = _layers(ruleset, tile, shapes)
-    draw.rectangle((0, 0, size, size), fill=MEADOW_COLOR)
+    draw.rectangle((0, 0, size, size), fill=ground(ruleset, tile).fill)
     for z in forests:
-        poly = shapes.polygons[z]
-        draw.polygon([tuple(p) for p in poly * size], fill=FOREST_COLOR, outline=FOREST_EDGE, width=SUPERSAMPLE)
+        look = _look(ruleset, zones[z])
+        draw.polygon(
+            [tuple(p) for p in shapes.polygons[z] * size], fill=look.fill, outline=look.edge, width=SUPERSAMPLE
+        )
     for z in bands:
+        look = _look(ruleset, zones[z])
         points = [tuple(p) for p in shapes.bands[z] * size]
-        width = int(BAND_WIDTH[zones[z].type] * size)
-        if zones[z].type == "road":  # a pale road between darker verges
-            draw.line(points, fill=ROAD_EDGE, width=width, joint="curve")
-            draw.line(points, fill=ROAD_COLOR, width=int(width * 0.68), joint="curve")
+        width = int(look.width * size)
+        if look.shape == "path":  # a pale road between darker verges
+            draw.line(points, fill=look.edge, width=width, joint="curve")
+            draw.line(points, fill=look.fill, width=int(width * 0.68), joint="curve")
             continue
-        draw.line(points, fill=RIVER_COLOR, width=width, joint="curve")
+        draw.line(points, fill=look.fill, width=width, joint="curve")
         if _is_spring(ruleset, tile, zones[z]):  # the river starts here
             x, y = points[-1]
             r = width * 0.6
-            draw.ellipse((x - r, y - r, x + r, y + r), fill=WATER_EDGE)
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=look.edge)
     for z in cities:
-        _city(draw, shapes.polygons[z], size)
+        _walled(draw, shapes.polygons[z], size, _look(ruleset, zones[z]))
     r = LAKE_RADIUS * size
-    for centre in shapes.lakes.values():
+    for z, centre in shapes.lakes.items():
+        look = _look(ruleset, zones[z])
         x, y = centre * size
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=LAKE_COLOR, outline=WATER_EDGE, width=2 * SUPERSAMPLE)
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=look.fill, outline=look.edge, width=2 * SUPERSAMPLE)
     r = POND_RADIUS * size
-    for centre in shapes.ponds.values():
+    for z, centre in shapes.ponds.items():
+        look = _look(ruleset, zones[z])
         x, y = centre * size
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=LAKE_COLOR, outline=WATER_EDGE, width=2 * SUPERSAMPLE)
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=look.pool, outline=look.edge, width=2 * SUPERSAMPLE)
     r = CROSSING_RADIUS * size
     for centre in shapes.crossings:  # where roads meet: a village square with a well
+        look = next(_look(ruleset, z) for z in zones.values() if _shape_of(ruleset, z) == "path")
         x, y = centre * size
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=ROAD_COLOR, outline=ROAD_EDGE, width=SUPERSAMPLE)
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=look.fill, outline=look.edge, width=SUPERSAMPLE)
         draw.rectangle((x - r * 0.4, y - r * 0.4, x + r * 0.4, y + r * 0.4), fill=(150, 100, 60))
 
 
@@ -1232,7 +1240,7 @@ def _meadow_borders(ruleset: str, tile: int, rotation: int, px: int) -> np.ndarr
     """[px, px] bool: pixels where two different meadows (fields) of the tile touch."""
     labels = _zone_raster(ruleset, tile, rotation, px)
     zones = tile_zones(ruleset, tile)
-    meadow = np.isin(labels, [z for z, zone in zones.items() if zone.type in MEADOW_TYPES])
+    meadow = np.isin(labels, [z for z, zone in zones.items() if _shape_of(ruleset, zone) == "ground"])
     border = np.zeros(labels.shape, dtype=bool)
     across = meadow[:, 1:] & meadow[:, :-1] & (labels[:, 1:] != labels[:, :-1])
     down = meadow[1:, :] & meadow[:-1, :] & (labels[1:, :] != labels[:-1, :])
@@ -1315,7 +1323,7 @@ def _tile_image(ruleset: str, tile: int, rotation: int, px: int) -> Image.Image:
     paint(ImageDraw.Draw(big), list(art.shapes), _font)
     image = big.resize((px, px), Image.Resampling.LANCZOS)
     pixels = np.asarray(image).copy()
-    pixels[art.border] = MEADOW_BORDER
+    pixels[art.border] = ground(ruleset, tile).edge
     image = Image.fromarray(pixels)
     paint(ImageDraw.Draw(image), list(art.marks), _font)
     return image
@@ -1477,7 +1485,7 @@ def _draw_board(draw: Sketch, game: GameView, layout: BoardLayout, numbers: bool
             continue
         cx, cy = layout.occupant_pixel(game, x, y, local)
         tile, _ = game.tile_at(x, y)
-        lying = tile_zones(ruleset, tile)[local].type in LYING_TYPES
+        lying = _look(ruleset, tile_zones(ruleset, tile)[local]).lying
         piece = _figure_piece(ruleset, kind)
         draw.begin("occupant", seat=seat, kind=kind, x=x, y=y, zone=local)
         _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
@@ -1668,7 +1676,7 @@ def _draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, top: int, numb
     """The key: the ruleset's landscape and figures, then the marks on the board; returns the y below it."""
     y = presentation(game.ruleset).key(draw, game, x0, top)  # its landscape and figures
     right = x0 + PANEL_WIDTH - 22
-    draw.rectangle((x0 + 1, y + 1, x0 + 17, y + 17), fill=MEADOW_COLOR, outline=HIGHLIGHT, width=3)
+    draw.rectangle((x0 + 1, y + 1, x0 + 17, y + 17), fill=ground(game.ruleset).fill, outline=HIGHLIGHT, width=3)
     y = _text_lines(draw, (x0 + 24, y + 2), "the tile placed last", 12, INK, right) + 4
     if _zone_numbers_shown(game, numbers):
         zone = min(z for _, z in game.legal_occupants())  # one of the numbers on the board

@@ -28,9 +28,8 @@ from hg_env.core.areas import ATTACHED_VALUE, NUM_SUMS, OCCUPANTS, OPEN, TILES, 
 from hg_env.core.observation import observer
 from hg_env.core.tiles import DIRECTION_OFFSETS
 from hg_env.game import Game
-from hg_env.presentation import presentation
+from hg_env.presentation import presentation, terrain
 from hg_env.render import (
-    LYING_TYPES,
     PLAYER_COLOR_NAMES,
     PLAYER_COLORS,
     Sketch,
@@ -200,7 +199,7 @@ class _Drawings:
         if key not in self.figures:
             tile, _ = game.tile_at(x, y)
             cx, cy = self.layout.occupant_pixel(game, x, y, local)
-            lying = tile_zones(self.ruleset, tile)[local].type in LYING_TYPES
+            lying = terrain(self.ruleset, tile_zones(self.ruleset, tile)[local].type).lying
             piece = _figure_piece(self.ruleset, kind)
             sketch = Sketch()
             _figure(sketch, piece, lying, cx, cy, _figure_size(piece, TILE_PX), PLAYER_COLORS[seat])

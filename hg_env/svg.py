@@ -29,12 +29,12 @@ from functools import cache
 from xml.sax.saxutils import escape
 
 from hg_env.render import (
-    MEADOW_BORDER,
     SUPERSAMPLE,
     TABLE_COLOR,
     GameView,
     Picture,
     _zone_raster,
+    ground,
     sketch_picture,
     tile_art,
     tile_zones,
@@ -69,7 +69,7 @@ def tile_svg(mark: Mark, selectable: tuple[int, int] | None = None) -> str:
     parts.append(f'<g transform="scale({1 / SUPERSAMPLE:.6f})">{marks_svg(list(art.shapes))}</g>')
     border = mask_path(art.border)
     if border:
-        parts.append(f'<path d="{border}" fill="{hex_color(MEADOW_BORDER)}"/>')
+        parts.append(f'<path d="{border}" fill="{hex_color(ground(ruleset, tile).edge)}"/>')
     parts.append(marks_svg(list(art.marks)))
     if cell is not None:
         kind = "zone selectable" if selectable == cell else "zone"

@@ -22,8 +22,6 @@ from hg_env.core.tiles import ANIMALS
 from hg_env.render import (
     ANSI_WIDTH,
     CANCEL_COLOR,
-    COAT_COLOR,
-    GOLD_COLOR,
     PANEL_WIDTH,
     PLAYER_COLORS,
     TABLE_COLOR,
@@ -43,6 +41,8 @@ from hg_env.render import (
     zone_raster,
     zone_summary,
 )
+from hg_env.rulesets.carcassonne.presentation import COAT_COLOR
+from hg_env.rulesets.hg2002.presentation import GOLD_COLOR
 
 GOLDEN = Path(__file__).parent / "golden"
 # Fixed decks, so that the scripted game below never depends on a random generator.

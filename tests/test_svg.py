@@ -16,6 +16,7 @@ from hg_env.svg import board_svg
 from tests.test_tiny_ruleset import toy  # noqa: F401  (the fixture that makes the test ruleset importable)
 
 SVG = "{http://www.w3.org/2000/svg}"
+RULESETS = ("hg2020", "hg2002", "carcassonne")
 
 
 def played(ruleset: str, moves: int, seed: int = 3) -> Game:
@@ -121,3 +122,24 @@ def test_render_svg_in_game_notebook_and_env() -> None:
     assert ET.fromstring(env.render()).tag == f"{SVG}svg"
     with pytest.raises(ValueError, match="'svg'"):
         game.render("vector")
+
+
+def test_the_drawing_names_no_terrain_and_takes_its_colours_from_the_rulesets() -> None:
+    """#29: render.py reads each zone type's shape and colours from its ruleset's presentation (``Terrain``);
+    no zone type of any ruleset is spelled in it, and a tile's shapes use only its ruleset's terrain colours."""
+    import ast
+    from pathlib import Path
+
+    import hg_env.render as render
+    from hg_env.presentation import presentation
+
+    names = {zone.type for rs in RULESETS for t in render._catalogue_tiles(rs) for zone in tile_zones(rs, t).values()}
+    constants = {n.value for n in ast.walk(ast.parse(Path(render.__file__).read_text())) if isinstance(n, ast.Constant)}
+    assert names and not names & constants
+    well = (150, 100, 60)  # the crossing's well: a drawing detail, not a terrain
+    for rs in RULESETS:
+        looks = presentation(rs).terrains.values()
+        colours = {c for look in looks for c in (look.fill, look.edge, look.pool) if c is not None} | {well}
+        for tile in list(render._catalogue_tiles(rs))[:30]:
+            used = {c for m in render.tile_art(rs, tile, 1, 40).shapes for c in (m.fill, m.outline) if c is not None}
+            assert used <= colours, (rs, tile, used - colours)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from hg_env import render as art
 from hg_env.core.ruleset import HUT, PAWN
 from hg_env.core.tiles import ANIMALS
-from hg_env.presentation import DrawnZone, Glyph, plain_zone, presentation
+from hg_env.presentation import DrawnZone, Glyph, Terrain, plain_zone, presentation
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -32,6 +32,15 @@ def draw_mushroom(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) 
 
 
 MUSHROOMS = Glyph("%", "mushrooms", draw_mushroom, 0.26, (0.13, 0.13))
+WATER_EDGE = (26, 86, 160)  # the lakes' shore, a spring, the fish of the key
+# How the pictures draw the landscape (hg_env.presentation.Terrain): meadows fill the tile, forests grow from
+# their sides, rivers run side to side or into a lake (or from a spring), lakes lie inside the tile.
+LANDSCAPE = {
+    "meadow": Terrain("ground", (178, 212, 112), (128, 166, 70)),
+    "forest": Terrain("polygon", (34, 96, 48), (20, 62, 30)),
+    "river": Terrain("stream", (58, 140, 222), WATER_EDGE, width=0.13, spring=0.2),
+    "lake": Terrain("pool", (96, 172, 240), WATER_EDGE),
+}
 # The sides of one zone share its sign, so two meadows cut apart by a forest never read like one; rivers
 # and lakes read apart by their banks and contents.
 SIGNS = {"meadow": ".,:;", "forest": "#&H", "river": "~", "lake": "o"}
@@ -75,7 +84,7 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
         art._animal_token(draw, x0 + 9, ky + 9, 9, animal)
         draw.text((x0 + 24, ky + 2), f"{animal}  {value}", fill=art.INK, font=art._font(12))
     ky = key_top + 4 * 22
-    art._fish(draw, x0 + 9, ky + 8, 16, art.WATER_EDGE)
+    art._fish(draw, x0 + 9, ky + 8, 16, WATER_EDGE)
     draw.text((x0 + 24, ky + 2), "fish", fill=art.INK, font=art._font(12))
     glyphs = art._ruleset_glyphs(game.ruleset)
     right = x0 + (120 if len(glyphs) <= 3 else 140)  # a long column moves clear of the tiger's label

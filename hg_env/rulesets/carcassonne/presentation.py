@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from hg_env import render as art
 from hg_env.core.ruleset import ABBOT, PAWN
-from hg_env.presentation import DrawnZone, Glyph, Presentation, plain_zone
+from hg_env.presentation import DrawnZone, Glyph, Presentation, Terrain, plain_zone
 from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
 
 if TYPE_CHECKING:
@@ -38,11 +38,28 @@ default; layout: place 4N | meeple 10 | abbot 10 | take the own abbot back from 
 """
 
 
+COAT_COLOR = (30, 64, 170)
+LAKE_COLOR, WATER_EDGE = (96, 172, 240), (26, 86, 160)
+CITY_COLOR, CITY_WALL = (222, 188, 128), (116, 92, 70)
+ROAD_COLOR, ROAD_EDGE = (247, 243, 230), (128, 118, 100)
+# How the pictures draw the landscape (hg_env.presentation.Terrain): fields fill the tile (a farmer lies
+# down), walled cities grow from their sides over the ends of the roads that reach their gates, roads end
+# at the monastery, the gate or a crossing, the river runs from its spring to its pond.
+LANDSCAPE = {
+    "field": Terrain("ground", (178, 212, 112), (128, 166, 70), lying=True),
+    "city": Terrain("polygon", CITY_COLOR, CITY_WALL, walled=True),
+    "road": Terrain("path", ROAD_COLOR, ROAD_EDGE, width=0.11),
+    "river": Terrain("stream", (58, 140, 222), WATER_EDGE, width=0.13, spring=0.05, pool=LAKE_COLOR),
+    "monastery": Terrain("plot"),
+    "garden": Terrain("plot"),
+}
+
+
 def draw_coat_of_arms(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
     """A coat of arms: a blue shield with a white rim and a white cross."""
     s = size / 2
     shield = [(-0.8, -0.9), (0.8, -0.9), (0.8, 0.1), (0.0, 0.95), (-0.8, 0.1)]
-    draw.polygon(art._shape(cx, cy, s, shield), fill=art.COAT_COLOR, outline=(255, 255, 255), width=2)
+    draw.polygon(art._shape(cx, cy, s, shield), fill=COAT_COLOR, outline=(255, 255, 255), width=2)
     w = max(1, int(s * 0.22))
     draw.line(art._shape(cx, cy, s, [(0.0, -0.7), (0.0, 0.65)]), fill=(255, 255, 255), width=w)
     draw.line(art._shape(cx, cy, s, [(-0.6, -0.25), (0.6, -0.25)]), fill=(255, 255, 255), width=w)
@@ -73,7 +90,7 @@ def draw_garden(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) ->
     ):
         draw.ellipse(art._shape(cx, cy, s, [(fx - 0.24, fy - 0.24), (fx + 0.24, fy + 0.24)]), fill=(40, 120, 40))
         draw.ellipse(art._shape(cx, cy, s, [(fx - 0.09, fy - 0.09), (fx + 0.09, fy + 0.09)]), fill=color)
-    draw.ellipse(art._shape(cx, cy, s, [(-0.2, -0.2), (0.2, 0.2)]), fill=art.LAKE_COLOR, outline=art.WATER_EDGE)
+    draw.ellipse(art._shape(cx, cy, s, [(-0.2, -0.2), (0.2, 0.2)]), fill=LAKE_COLOR, outline=WATER_EDGE)
 
 
 GLYPHS = {
@@ -92,10 +109,11 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     if zone.get("cities"):
         notes.append(f"next to city {', '.join(map(str, zone['cities']))}")
     spring = plain.type == "river" and plain.ends and tile["kind"] == "river_source"
+    pond = plain.type == "river" and plain.ends and tile["kind"] == "river_lake"
     if plain.type == "river" and plain.ends:
         notes.append("from its spring" if spring else "into the lake")
     glyphs = (plain.type,) if plain.type in ("monastery", "garden") else ("coat",) * coats
-    return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring})
+    return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring, "pond": pond})
 
 
 def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
@@ -103,14 +121,14 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     the figures (right); returns the y below."""
     points, font = game.rules.spec.points, art._font(12)
     ky = key_top
-    draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=art.CITY_COLOR, outline=art.CITY_WALL, width=2)
+    draw.rectangle((x0 + 1, ky + 1, x0 + 17, ky + 15), fill=CITY_COLOR, outline=CITY_WALL, width=2)
     draw.text((x0 + 24, ky + 2), f"city  {points.enclosure_tile} a tile", fill=art.INK, font=font)
     ky += 22
     draw_coat_of_arms(draw, x0 + 9, ky + 8, 15)
     draw.text((x0 + 24, ky + 2), f"coat of arms  +{points.enclosure_bonus}", fill=art.INK, font=font)
     ky += 22
-    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_EDGE, width=7)
-    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=art.ROAD_COLOR, width=4)
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_EDGE, width=7)
+    draw.line((x0, ky + 8, x0 + 18, ky + 8), fill=ROAD_COLOR, width=4)
     draw.text((x0 + 24, ky + 2), f"road  {points.path_tile} a tile", fill=art.INK, font=font)
     ky += 22
     draw_monastery(draw, x0 + 9, ky + 9, 17)
@@ -184,6 +202,7 @@ PRESENTATION = Presentation(
     zone=drawn_zone,
     key=draw_key,
     glyphs=GLYPHS,
+    terrains=LANDSCAPE,
     # A city running through a tile (tile 18) never reads like two city caps (tile 19): one zone's sides share
     # its sign, a tile's second city reads c. Roads and the river read apart by their banks.
     signs={"field": ".,:;", "city": "Cc", "road": "=", "river": "~", "monastery": "M", "garden": "G"},

@@ -10,6 +10,7 @@ from hg_env.rulesets.hunters_gatherers_presentation import (
     COMPACT_LEGEND,
     COMPACT_SIGNS,
     EVENTS,
+    LANDSCAPE,
     MUSHROOMS,
     ROLES,
     SIGNS,
@@ -37,11 +38,14 @@ layout: place 4N | pawn 8 | hut 10 | none.
 """
 
 
+GOLD_COLOR = (246, 196, 30)
+
+
 def draw_gold(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float) -> None:
     """A gold nugget: a lumpy yellow stone with a glint."""
     s = size / 2
     lump = [(-0.9, 0.2), (-0.6, -0.45), (-0.1, -0.7), (0.5, -0.55), (0.95, -0.05), (0.7, 0.55), (0.0, 0.7), (-0.6, 0.6)]
-    draw.polygon(art._shape(cx, cy, s, lump), fill=art.GOLD_COLOR, outline=(120, 80, 0), width=2)
+    draw.polygon(art._shape(cx, cy, s, lump), fill=GOLD_COLOR, outline=(120, 80, 0), width=2)
     draw.polygon(art._shape(cx, cy, s, [(-0.4, -0.3), (0.0, -0.45), (0.2, -0.2), (-0.2, 0.0)]), fill=(255, 240, 150))
 
 
@@ -123,5 +127,6 @@ PRESENTATION = Presentation(
     signs=SIGNS,
     compact_signs=COMPACT_SIGNS,
     glyphs=GLYPHS,
+    terrains=LANDSCAPE,
     events={**EVENTS, "BONUS_EXTRA_TURN": lambda t: f"{t.player()} closed a forest with gold: a bonus tile turn"},
 )
