@@ -347,6 +347,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)",
     )
     tour.add_argument("--no-plot", action="store_true", help="skip ratings.png")
+    tour.add_argument(
+        "--explain",
+        action="store_true",
+        help="store what each agent thought at its decisions in the records (hgenv replay --html draws it)",
+    )
     tour.add_argument("--summary-only", action="store_true", help="only rebuild the tables from games.jsonl")
     _ruleset_option(tour)
     add_flag_option(tour)

@@ -210,8 +210,24 @@ class _Drawings:
         return key
 
 
+def stored_explanations(record: dict) -> dict[int, dict]:
+    """Decision index -> what the agent at that seat thought, as ``hgenv tournament --explain`` stored it in
+    the record's meta (``{"seat", "agent", "rows"}``, rows of ``Agent.explain``); empty without."""
+    stored = (record.get("meta") or {}).get("explanations") or {}
+    if not isinstance(stored, dict):
+        raise ValueError("the record's meta.explanations must map decision numbers to explanations")
+    out = {}
+    for key, entry in stored.items():
+        try:
+            k = int(key)
+            out[k] = {"seat": int(entry["seat"]), "agent": str(entry["agent"]), "rows": list(entry["rows"])}
+        except (TypeError, ValueError, KeyError) as err:
+            raise ValueError(f"the record's meta.explanations[{key!r}] is malformed: {err}") from None
+    return out
+
+
 def _explanations(record: dict, spec: str, seats: list[int] | None, top: int) -> dict[int, dict]:
-    """Decision index -> what agent ``spec`` thought before it (its seats only): its moves and weights."""
+    """Decision index -> what agent ``spec`` thought before it (its seats only): ``{"seat", "agent", "rows"}``."""
     from hg_env.agents.base import make_agent
 
     agent = make_agent(spec, seed=0)
@@ -223,14 +239,23 @@ def _explanations(record: dict, spec: str, seats: list[int] | None, top: int) ->
     agent.reset(0)
     for k, entry in enumerate(record["decisions"]):
         if game.current_player in seats and len(game.legal_actions()) > 1:
-            rows = agent.explain(game.copy(), top)
-            moves = []
-            for row in rows:
-                measures = {key: value for key, value in row.items() if key not in ("action", "weight")}
-                moves.append(move_facts(game, row["action"]) | {"weight": row["weight"], "measures": measures})
-            out[k] = {"seat": game.current_player, "agent": spec, "moves": moves}
+            out[k] = {"seat": game.current_player, "agent": spec, "rows": agent.explain(game.copy(), top)}
         game.apply_decision(entry)
     return out
+
+
+def _explained_moves(game: Game, explanation: dict) -> dict:
+    """An explanation's rows as the viewer lists and draws them: each move in words, where it goes, its
+    weight and what the agent measured."""
+    moves = []
+    legal = set(game.legal_actions())
+    for row in explanation["rows"]:
+        action = int(row["action"])
+        if action not in legal:
+            raise ValueError(f"an explanation names action {action}, which is not legal at its decision")
+        measures = {key: value for key, value in row.items() if key not in ("action", "weight")}
+        moves.append(move_facts(game, action) | {"weight": float(row["weight"]), "measures": measures})
+    return {"seat": explanation["seat"], "agent": explanation["agent"], "moves": moves}
 
 
 def replay_data(record: dict, agent: str | None = None, seats: list[int] | None = None, top: int = TOP_MOVES) -> dict:
@@ -241,7 +266,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
     bounds = board_bounds(final)
     layout = board_layout(final, TILE_PX, bounds)
     drawings = _Drawings(ruleset, layout)
-    explained = _explanations(record, agent, seats, top) if agent else {}
+    explained = _explanations(record, agent, seats, top) if agent else stored_explanations(record)
     game = Game.from_record(record, upto=0)
     placements: list[list[int]] = []
     seen: set[tuple[int, int]] = set()
@@ -277,7 +302,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
             "areas": [ids[zmap[key]] for key in zone_keys],
             "events": [],
             "move": None,
-            "explain": explained.get(k),
+            "explain": _explained_moves(game, explained[k]) if k in explained else None,
         }
         if game.phase == "place" and game.tile_to_place is not None:
             step["next"] = drawings.tile(game.tile_to_place, 0)
@@ -319,7 +344,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
         "rasters": drawings.rasters,
         "figures": drawings.figures,
         "steps": steps,
-        "agent": agent,
+        "agent": agent or ("each seat's agent" if explained else None),  # whose thoughts the page has
         "legend": {"svg": marks_svg(key.marks), "height": bottom + 4},
         "symbols": "".join(drawings.symbols.values()),
         "record": record,

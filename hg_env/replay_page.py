@@ -205,7 +205,7 @@ function drawAgent(s) {
   const rows = e.moves.map((m) => `<li class="agent-move${m.text === played ? " played" : ""}" data-weight="${m.weight}">` +
     `<span class="bar" style="width:${Math.round(40 * m.weight)}px"></span>${esc(m.text)} <small>(${esc(measureText(m.measures))})</small>` +
     `${m.text === played ? " &larr; played" : ""}</li>`).join("");
-  $("agent").innerHTML = `<h3>What ${esc(D.agent)} thought as ${esc(D.names[e.seat])}</h3><ol>${rows}</ol>`;
+  $("agent").innerHTML = `<h3>What ${esc(e.agent)} thought as ${esc(D.names[e.seat])}</h3><ol>${rows}</ol>`;
 }
 
 function hover(evt) {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,31 @@ def test_tournament_index_and_bad_requests(tmp_path: Path, capsys: pytest.Captur
         assert cli_main(["replay", str(games), *args]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.gif").exists()
+
+
+def test_tournament_explain_is_drawn_by_the_replay(tmp_path: Path) -> None:
+    """``hgenv tournament --explain`` stores what each seat's agent thought in the records (the games play as
+    without it); ``hgenv replay --html`` draws those thoughts without recomputing them."""
+    from hg_env.arena.tournament import ScheduledGame, play_game
+
+    spec = ScheduledGame(0, "t0-d0-r0", 0, 0, 0, ("random", "mcts:sims=4"), 11, (1, 2), "hg2002")
+    plain, explained = play_game(spec), play_game(replace(spec, explain=True))
+    assert explained["record"]["decisions"] == plain["record"]["decisions"]
+    stored = explained["record"]["meta"]["explanations"]
+    assert stored and {e["agent"] for e in stored.values()} == {"random", "mcts:sims=4"}
+    # The viewer of its first 40 decisions (a whole game's drawings take seconds).
+    stored = {k: e for k, e in stored.items() if int(k) < 40}
+    meta = {**explained["record"]["meta"], "explanations": stored}
+    explained["record"] = Game.from_record(explained["record"], upto=40).to_record(explained["agents"], meta)
+    games = tmp_path / "games.jsonl"
+    games.write_text(json.dumps(explained) + "\n", encoding="utf-8")
+    out = tmp_path / "g.html"
+    assert cli_main(["replay", str(games), "--game", "0", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    data = json.loads(text.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    shown = {k: step["explain"] for k, step in enumerate(data["steps"]) if step["explain"]}
+    assert set(shown) == {int(k) for k in stored}
+    for k, entry in shown.items():
+        game = engine_at(explained["record"], k)
+        assert entry["seat"] == game.current_player
+        assert [m["text"] for m in entry["moves"]] == [game.describe(r["action"]) for r in stored[str(k)]["rows"]]

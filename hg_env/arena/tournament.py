@@ -49,7 +49,7 @@ import os
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,7 @@ class ScheduledGame:
     agent_seeds: tuple[int, ...]
     ruleset: str = "hg2020"
     flags: dict[str, Any] = field(default_factory=dict)  # the rule flags (TournamentConfig.flags)
+    explain: bool = False  # store what each agent thought at its decisions (--explain, Agent.explain)
 
 
 def _derive(*key: int) -> int:
@@ -153,8 +154,13 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
     moves = [0] * n  # decisions per seat: CPU seconds per move (hg_env.arena.ladder)
     started, cpu_started = time.perf_counter(), time.process_time()
     seated, error = _seat_agents(game_spec, agents)
+    explanations: dict[str, dict] = {}
     while error is None and not game.is_over:
         seat, mask = game.current_player, game.action_mask()
+        if game_spec.explain and np.count_nonzero(mask) > 1:  # before its move, outside its clock
+            rows = _explain(seated[seat], game)
+            if rows is not None:
+                explanations[str(len(game.history))] = {"seat": seat, "agent": game_spec.agents[seat], "rows": rows}
         t0, c0 = time.perf_counter(), time.process_time()
         try:
             obs = _observation(game, seat) if seated[seat].uses_observation else None
@@ -173,6 +179,9 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
             break
         game.step(int(action))
     ranks = ratings.ranks_from_scores(game.scores, loser=None if error is None else error["seat"])
+    meta: dict[str, Any] = {"tournament_game": game_spec.game_id}
+    if game_spec.explain:  # hgenv replay --html draws them
+        meta["explanations"] = explanations
     return {
         "index": game_spec.index,
         "game": game_spec.game_id,
@@ -192,8 +201,19 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "agent_cpu_seconds": [round(s, 3) for s in cpu],
         "agent_decisions": moves,
         "cpu_seconds": round(time.process_time() - cpu_started, 3),  # the whole game, engine included
-        "record": game.to_record(players=list(game_spec.agents), meta={"tournament_game": game_spec.game_id}),
+        "record": game.to_record(players=list(game_spec.agents), meta=meta),
     }
+
+
+EXPLAINED_MOVES = 8  # the moves --explain keeps of each decision
+
+
+def _explain(agent: Agent, game: Game) -> list[dict] | None:
+    """``agent.explain`` of the position (None for an agent that cannot explain, or fails to)."""
+    try:
+        return agent.explain(game.copy(), EXPLAINED_MOVES)
+    except NotImplementedError:
+        return None
 
 
 def _seat_agents(game_spec: ScheduledGame, agents: dict[str, Agent]) -> tuple[list[Agent], dict | None]:
@@ -307,11 +327,14 @@ def run_tournament(
     plot: bool = True,
     max_games: int | None = None,
     ray_address: str | None = None,
+    explain: bool = False,
 ) -> ratings.Summary:
     """Play the scheduled games not yet in ``out``, writing each as it finishes; then the tables.
 
     ``max_games`` stops after that many new games (the rest can be resumed). ``ray_address``
-    plays them as Ray tasks ("" for a local Ray instance; hg_env.arena.distributed).
+    plays them as Ray tasks ("" for a local Ray instance; hg_env.arena.distributed). ``explain``
+    stores in each record's meta what every agent thought at its decisions (``Agent.explain``; not
+    timed with its moves), which ``hgenv replay --html`` draws.
     """
     if ray_address is not None and workers > 1:
         raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
@@ -339,7 +362,7 @@ def run_tournament(
         results.append(r)
     _rewrite(games_path, results)
     finished = {r["game"] for r in results}
-    todo = [g for g in planned if g.game_id not in finished]
+    todo = [replace(g, explain=explain) for g in planned if g.game_id not in finished]
     if max_games is not None:
         todo = todo[:max_games]
     in_schedule = [r for r in results if r["game"] in by_id]
@@ -430,7 +453,14 @@ def main(args) -> int:
         f"({config.decks} decks x {config.players} seatings) = {planned} games{where} -> {out}"
     )
     try:
-        run_tournament(config, out, workers=args.workers, plot=not args.no_plot, ray_address=args.ray)
+        run_tournament(
+            config,
+            out,
+            workers=args.workers,
+            plot=not args.no_plot,
+            ray_address=args.ray,
+            explain=getattr(args, "explain", False),
+        )
     except KeyboardInterrupt:
         done = len(read_results(out / GAMES_FILE))
         print(f"\ninterrupted: {done} finished games are kept in {out / GAMES_FILE}; run the same command to resume")
