@@ -224,6 +224,8 @@ def main(args: argparse.Namespace) -> int:
         try:
             if args.out or args.upto is not None:
                 raise ValueError("--html writes the whole game: use it without --out and --upto")
+            if args.agent:  # a search explains every decision it is asked about: minutes for a whole game
+                print(f"hgenv replay: asking {args.agent} about the decisions of its seats ...", file=sys.stderr)
             written = save_html(args.record, args.html, args.game, args.ruleset, args.agent, args.seat)
         except (ValueError, ImportError) as err:
             print(f"hgenv replay: {err}", file=sys.stderr)

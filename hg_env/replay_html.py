@@ -33,6 +33,7 @@ from hg_env.render import (
     PLAYER_COLOR_NAMES,
     PLAYER_COLORS,
     Sketch,
+    _draw_cancelled,
     _draw_key,
     _figure,
     _figure_piece,
@@ -182,6 +183,8 @@ class _Drawings:
         self.symbols: dict[str, str] = {}
         self.rasters: dict[str, str] = {}
         self.figures: dict[str, str] = {}
+        self.marks: list[str] = []  # marks over the tiles that change during a game (cancelled animals)
+        self._mark_ids: dict[str, int] = {}
 
     def tile(self, tile: int, rotation: int) -> str:
         key = f"t{tile}r{rotation}"
@@ -193,6 +196,18 @@ class _Drawings:
             labels = _zone_raster(self.ruleset, tile, rotation, ZONE_GRID)
             self.rasters[key] = "".join("." if v < 0 else chr(48 + int(v)) for v in labels.reshape(-1))
         return key
+
+    def cancelled(self, game: Game) -> int | None:
+        """The crosses over the animals the hunting trap cancelled (as the pictures draw them), by number."""
+        sketch = Sketch()
+        _draw_cancelled(sketch, game, self.layout)
+        if not sketch.marks:
+            return None
+        svg = marks_svg(sketch.marks)
+        if svg not in self._mark_ids:
+            self._mark_ids[svg] = len(self.marks)
+            self.marks.append(svg)
+        return self._mark_ids[svg]
 
     def figure(self, game: Game, seat: int, kind: str, x: int, y: int, local: int) -> str:
         key = f"{seat}:{kind}:{x}:{y}:{local}"
@@ -295,6 +310,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
         step = {
             "tiles": len(placements),
             "occupants": [drawings.figure(game, *occ) for occ in game.occupants()],
+            "marks": drawings.cancelled(game),
             "scores": list(game.scores),
             "status": status_text(game, names),
             "next": None,
@@ -343,6 +359,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
         "zone_keys": zone_keys,
         "rasters": drawings.rasters,
         "figures": drawings.figures,
+        "marks": drawings.marks,
         "steps": steps,
         "agent": agent or ("each seat's agent" if explained else None),  # whose thoughts the page has
         "legend": {"svg": marks_svg(key.marks), "height": bottom + 4},

@@ -47,7 +47,7 @@ header { padding: 8px 14px; font-size: 18px; font-weight: bold; }
   <div id="left">
     <svg id="board" xmlns="http://www.w3.org/2000/svg">
       <defs>__SYMBOLS__</defs>
-      <g id="grid"></g><g id="tiles"></g><g id="lastmark"></g><g id="heat"></g>
+      <g id="grid"></g><g id="tiles"></g><g id="marks"></g><g id="lastmark"></g><g id="heat"></g>
       <g id="occupants"></g><g id="hover"></g>
     </svg>
   </div>
@@ -148,6 +148,7 @@ function show(step) {
   }
   $("tiles").innerHTML = tiles;
   $("occupants").innerHTML = s.occupants.map((key) => D.figures[key]).join("");
+  $("marks").innerHTML = s.marks === null ? "" : D.marks[s.marks];
   let mark = "";
   if (s.last && shows(...s.last)) {
     const [ox, oy] = origin(...s.last);

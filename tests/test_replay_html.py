@@ -228,3 +228,15 @@ def test_tournament_explain_is_drawn_by_the_replay(tmp_path: Path) -> None:
         game = engine_at(explained["record"], k)
         assert entry["seat"] == game.current_player
         assert [m["text"] for m in entry["moves"]] == [game.describe(r["action"]) for r in stored[str(k)]["rows"]]
+
+
+def test_viewer_crosses_out_the_animals_the_hunting_trap_cancels() -> None:
+    from hg_env.render import CANCEL_COLOR
+    from hg_env.sketch import hex_color
+
+    game, rng = Game(2, seed=28, ruleset="hg2020"), np.random.default_rng(28)
+    while not game.state.ruleset_arrays["cancelled"].any():  # random play until the trap cancels an animal
+        game.step(int(rng.choice(game.legal_actions())))
+    data = replay_data(game.to_record())
+    assert data["steps"][0]["marks"] is None and data["steps"][-1]["marks"] is not None
+    assert hex_color(CANCEL_COLOR) in data["marks"][data["steps"][-1]["marks"]]
