@@ -143,3 +143,32 @@ def test_the_drawing_names_no_terrain_and_takes_its_colours_from_the_rulesets() 
         for tile in list(render._catalogue_tiles(rs))[:30]:
             used = {c for m in render.tile_art(rs, tile, 1, 40).shapes for c in (m.fill, m.outline) if c is not None}
             assert used <= colours, (rs, tile, used - colours)
+
+
+def test_svg_in_chromium_draws_the_board(tmp_path) -> None:
+    """A browser draws the SVG: its tiles and figures are laid out where the board puts them (each tile's
+    box one tile wide, cells in board order). Saves docs/images/board_svg.png for the README."""
+    from pathlib import Path
+
+    from tests.browser import new_page
+
+    game = played("carcassonne", 46, seed=11)
+    path = tmp_path / "board.svg"
+    path.write_text(board_svg(game, names=["random", "random"]), encoding="utf-8")
+    with new_page(1300, 900) as page:
+        page.goto(path.as_uri())
+        boxes = page.eval_on_selector_all(
+            "g.tile",
+            "gs => gs.map(g => { const b = g.getBBox(); return [+g.dataset.x, +g.dataset.y, b.x, b.y, b.width]; })",
+        )
+        assert len(boxes) == len(game.placed_tiles())
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        left = min(b[2] for b in boxes if b[0] == x0)
+        top = min(b[3] for b in boxes if b[1] == y0)
+        for x, y, bx, by, width in boxes:
+            assert width == pytest.approx(80, abs=1)
+            assert (bx - left, by - top) == pytest.approx(((x - x0) * 80, (y - y0) * 80), abs=1)
+        assert page.locator("g.occupant").count() == len(game.occupants())
+        shot = Path(__file__).resolve().parents[1] / "docs" / "images" / "board_svg.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot))
