@@ -16,7 +16,7 @@ import pytest
 from hg_env.agents.base import make_agent
 from hg_env.cli import main as cli_main
 from hg_env.game import Game
-from hg_env.render import describe_event
+from hg_env.render import describe_event, tile_zones
 from hg_env.replay_html import replay_data
 from tests.browser import launch
 
@@ -240,3 +240,31 @@ def test_viewer_crosses_out_the_animals_the_hunting_trap_cancels() -> None:
     data = replay_data(game.to_record())
     assert data["steps"][0]["marks"] is None and data["steps"][-1]["marks"] is not None
     assert hex_color(CANCEL_COLOR) in data["marks"][data["steps"][-1]["marks"]]
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_area_values_are_the_observations(ruleset: str) -> None:
+    """The points an area is worth in the viewer equal the observation's ``{type}_value`` channel on its
+    tiles (where a tile has one zone of the type, so the channel names that zone's area)."""
+    from hg_env.core.observation import observe, observer
+    from hg_env.replay_html import features
+
+    game = engine_at(record_of(ruleset, 60, seed=3), 60)
+    areas, zmap = features(game)
+    spec, reach = game.rules.spec, game.rules.reach
+    channels = {name: i for i, name in enumerate(observer(ruleset).channel_names(reach))}
+    obs = observe(game.state, np.array([0]), np.array([0]))[0]
+    owner: dict[int, str] = {}  # a zone type's area in the viewer: the first observed type holding it
+    for name, _, types in spec.observed_areas:
+        for t in types:
+            owner.setdefault(int(t), name)
+    checked = 0
+    for tile, x, y, _ in game.placed_tiles():
+        kinds = {z: int(spec.tiles.ZONE_TYPE[spec.tiles.TILE_ZONE[tile, z]]) for z in tile_zones(ruleset, tile)}
+        for name, _, types in spec.observed_areas:
+            zones = [z for z, kind in kinds.items() if kind in types]
+            if len(zones) == 1 and owner[kinds[zones[0]]] == name:
+                value = areas[zmap[f"{x},{y},{zones[0]}"]]["value"]
+                assert obs[channels[f"{name}_value"], y + reach, x + reach] == min(value, 255), (tile, name)
+                checked += 1
+    assert checked > 20
