@@ -1481,15 +1481,8 @@ def _draw_board(draw: Sketch, game: GameView, layout: BoardLayout, numbers: bool
                 draw.rectangle((ox, oy, ox + px - 1, oy + px - 1), outline=GRID_COLOR)
     _draw_cancelled(draw, game, layout)
     for seat, kind, x, y, local in game.occupants():
-        if not layout.shows(x, y):
-            continue
-        cx, cy = layout.occupant_pixel(game, x, y, local)
-        tile, _ = game.tile_at(x, y)
-        lying = _look(ruleset, tile_zones(ruleset, tile)[local]).lying
-        piece = _figure_piece(ruleset, kind)
-        draw.begin("occupant", seat=seat, kind=kind, x=x, y=y, zone=local)
-        _figure(draw, piece, lying, cx, cy, _figure_size(piece, px), PLAYER_COLORS[seat])
-        draw.end()
+        if layout.shows(x, y):
+            draw_occupant(draw, game, layout, seat, kind, x, y, local)
     last = _last_position(game)
     if last is not None and layout.shows(*last):
         ox, oy = layout.cell_origin(*last)
@@ -1497,6 +1490,20 @@ def _draw_board(draw: Sketch, game: GameView, layout: BoardLayout, numbers: bool
         draw.rectangle((ox - 1, oy - 1, ox + px, oy + px), outline=HIGHLIGHT, width=4)
         if _zone_numbers_shown(game, numbers):
             _draw_zone_numbers(draw, game, layout, last)
+
+
+def draw_occupant(
+    draw: Sketch, game: GameView, layout: BoardLayout, seat: int, kind: str, x: int, y: int, local: int
+) -> None:
+    """A figure on its zone, in its seat's colour (lying down where its terrain says so: a farmer), grouped
+    as ``occupant`` with its seat, kind, cell and zone."""
+    cx, cy = layout.occupant_pixel(game, x, y, local)
+    tile, _ = game.tile_at(x, y)
+    lying = _look(game.ruleset, tile_zones(game.ruleset, tile)[local]).lying
+    piece = _figure_piece(game.ruleset, kind)
+    draw.begin("occupant", seat=seat, kind=kind, x=x, y=y, zone=local)
+    _figure(draw, piece, lying, cx, cy, _figure_size(piece, layout.tile_px), PLAYER_COLORS[seat])
+    draw.end()
 
 
 def _draw_cancelled(draw: ImageDraw.ImageDraw, game: GameView, layout: BoardLayout) -> None:

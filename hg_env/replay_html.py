@@ -24,31 +24,29 @@ from pathlib import Path
 
 import numpy as np
 
-from hg_env.core.areas import ATTACHED_VALUE, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH, tile_members
-from hg_env.core.observation import observer
-from hg_env.core.tiles import DIRECTION_OFFSETS
+from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH, tile_members
+from hg_env.core.observation import _special_root, observer  # the observation's own reading of a power's area
+from hg_env.core.tiles import C_LAKES, DEER, DIRECTION_OFFSETS, TIGER
 from hg_env.game import Game
-from hg_env.presentation import presentation, terrain
+from hg_env.presentation import presentation
 from hg_env.render import (
     PLAYER_COLOR_NAMES,
     PLAYER_COLORS,
     Sketch,
     _draw_cancelled,
     _draw_key,
-    _figure,
-    _figure_piece,
-    _figure_size,
     _zone_raster,
     board_bounds,
     board_layout,
     describe_event,
+    draw_occupant,
     occupant_kinds_text,
     player_name,
     side_zones,
     tile_zones,
 )
 from hg_env.replay_page import PAGE
-from hg_env.sketch import hex_color, marks_svg
+from hg_env.sketch import Mark, hex_color, marks_svg
 from hg_env.svg import ZONE_GRID, tile_svg
 
 TILE_PX = 80  # pixels of a tile in the viewer's drawings (the page scales them)
@@ -74,21 +72,15 @@ def _zone_values(game: Game) -> dict[str, np.ndarray]:
     value = sums[..., ATTACHED_VALUE]
     value += sums[..., WORTH] + sums[..., TILES] * obs.value_tiles
     if obs.animals:
-        from hg_env.core.observation import _special_root
-        from hg_env.core.tiles import DEER, TIGER
-
-        eaten = np.minimum(sums[:, :z, 1 + DEER], sums[:, :z, 1 + TIGER])
+        eaten = np.minimum(sums[:, :z, COUNTS + DEER], sums[:, :z, COUNTS + TIGER])
         fire = _special_root(state, g, roots["area"], spec.fire_power) if spec.fire_power else None
         if fire is not None:
             eaten[roots["area"] == fire[:, None]] = 0
         value[:, :z] -= spec.points.deer * eaten
     if "raft" in spec.powers:
-        from hg_env.core.observation import _special_root
-        from hg_env.core.tiles import C_LAKES
-
         raft = _special_root(state, g, roots["system"], "raft")
         if raft is not None:
-            value[:, z:-1] += np.where(roots["system"] == raft[:, None], sums[:, z:-1, 1 + C_LAKES], 0)
+            value[:, z:-1] += np.where(roots["system"] == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
     spec.observe_areas(state, g, roots["area"], sums[:, :z])
     return {name: sums[0, b * z : (b + 1) * z, ATTACHED_VALUE].copy() for b, name in enumerate(obs.blocks)}
 
@@ -189,8 +181,6 @@ class _Drawings:
     def tile(self, tile: int, rotation: int) -> str:
         key = f"t{tile}r{rotation}"
         if key not in self.symbols:
-            from hg_env.sketch import Mark
-
             mark = Mark("tile", ((0, 0),), size=TILE_PX, data=(self.ruleset, tile, rotation, None))
             self.symbols[key] = f'<symbol id="{key}" viewBox="0 0 {TILE_PX} {TILE_PX}">{tile_svg(mark)}</symbol>'
             labels = _zone_raster(self.ruleset, tile, rotation, ZONE_GRID)
@@ -212,16 +202,9 @@ class _Drawings:
     def figure(self, game: Game, seat: int, kind: str, x: int, y: int, local: int) -> str:
         key = f"{seat}:{kind}:{x}:{y}:{local}"
         if key not in self.figures:
-            tile, _ = game.tile_at(x, y)
-            cx, cy = self.layout.occupant_pixel(game, x, y, local)
-            lying = terrain(self.ruleset, tile_zones(self.ruleset, tile)[local].type).lying
-            piece = _figure_piece(self.ruleset, kind)
             sketch = Sketch()
-            _figure(sketch, piece, lying, cx, cy, _figure_size(piece, TILE_PX), PLAYER_COLORS[seat])
-            self.figures[key] = (
-                f'<g class="occupant" data-seat="{seat}" data-kind="{kind}" data-x="{x}" data-y="{y}" '
-                f'data-zone="{local}">{marks_svg(sketch.marks)}</g>'
-            )
+            draw_occupant(sketch, game, self.layout, seat, kind, x, y, local)
+            self.figures[key] = marks_svg(sketch.marks)
         return key
 
 
