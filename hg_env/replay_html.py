@@ -32,6 +32,7 @@ from hg_env.presentation import presentation
 from hg_env.render import (
     PLAYER_COLOR_NAMES,
     PLAYER_COLORS,
+    BoardLayout,
     Sketch,
     _draw_cancelled,
     _draw_key,
@@ -242,17 +243,23 @@ def _explanations(record: dict, spec: str, seats: list[int] | None, top: int) ->
     return out
 
 
-def _explained_moves(game: Game, explanation: dict) -> dict:
-    """An explanation's rows as the viewer lists and draws them: each move in words, where it goes, its
-    weight and what the agent measured."""
+def _explained_moves(game: Game, explanation: dict, layout: BoardLayout) -> dict:
+    """An explanation's rows as the viewer lists and draws them: each move in words, where it goes (a
+    figure: ``at``, the pixel it would stand on), its weight and what the agent measured."""
     moves = []
     legal = set(game.legal_actions())
+    cell = int(game.state.last_cell[0])
     for row in explanation["rows"]:
         action = int(row["action"])
         if action not in legal:
             raise ValueError(f"an explanation names action {action}, which is not legal at its decision")
         measures = {key: value for key, value in row.items() if key not in ("action", "weight")}
-        moves.append(move_facts(game, action) | {"weight": float(row["weight"]), "measures": measures})
+        move = move_facts(game, action) | {"weight": float(row["weight"]), "measures": measures}
+        if "zone" in move and cell >= 0:
+            x, y = game.rules.board.xy(cell)
+            if layout.shows(x, y):
+                move["at"] = list(layout.occupant_pixel(game, x, y, move["zone"]))
+        moves.append(move)
     return {"seat": explanation["seat"], "agent": explanation["agent"], "moves": moves}
 
 
@@ -301,7 +308,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
             "areas": [ids[zmap[key]] for key in zone_keys],
             "events": [],
             "move": None,
-            "explain": _explained_moves(game, explained[k]) if k in explained else None,
+            "explain": _explained_moves(game, explained[k], layout) if k in explained else None,
         }
         if game.phase == "place" and game.tile_to_place is not None:
             step["next"] = drawings.tile(game.tile_to_place, 0)

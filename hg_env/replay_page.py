@@ -190,6 +190,12 @@ function drawHeat(s) {
         `<text x="${ox + B.px / 2}" y="${oy + B.px / 2}" font-size="13" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#fff" stroke="#5a0030" stroke-width="3" paint-order="stroke" pointer-events="none">r${m.rotation} ${measureText(m.measures).split(",")[0].replace(/^[a-z]+ /, "")}</text>`;
     }
   }
+  for (const m of e ? e.moves : []) {  // figure choices: the zone's spot, tinted by its weight
+    if (!m.at) continue;
+    const r = B.px * 0.11;
+    out += `<circle class="candidate-zone" data-zone="${m.zone}" data-weight="${m.weight}" cx="${m.at[0]}" cy="${m.at[1]}" r="${r}" fill="#ff28a0" fill-opacity="${(0.25 + 0.6 * m.weight).toFixed(3)}" stroke="#5a0030" stroke-width="2"/>` +
+      `<text x="${m.at[0]}" y="${m.at[1]}" font-size="${Math.round(r * 1.2)}" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#fff" pointer-events="none">${m.zone}</text>`;
+  }
   const played = D.record.decisions[k];
   if (played && played[0] === "place" && shows(played[1], played[2])) {
     const [ox, oy] = origin(played[1], played[2]);

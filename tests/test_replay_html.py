@@ -136,6 +136,13 @@ def test_viewer_shows_what_the_agent_thought(browser: Any, tmp_path: Path) -> No
     page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
+    # At a figure decision the zones it weighed are marked on the tile just placed.
+    occupy = next(
+        k for k in explained if record["decisions"][k][0] != "place" and engine_at(record, k).legal_occupants()
+    )
+    page.evaluate(f"showStep({occupy})")
+    zones = page.eval_on_selector_all("#heat circle.candidate-zone", "cs => cs.map(c => +c.dataset.zone)")
+    assert zones and set(zones) <= {z for _, z in engine_at(record, occupy).legal_occupants()}
     assert problems == []
     page.close()
 
