@@ -19,6 +19,7 @@ from hg_env.game import Game
 from hg_env.render import describe_event, tile_zones
 from hg_env.replay_html import replay_data
 from tests.browser import launch
+from tests.test_tiny_ruleset import toy  # noqa: F401  (the fixture that makes the test ruleset importable)
 
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "replay.png"
 
@@ -275,3 +276,17 @@ def test_area_values_are_the_observations(ruleset: str) -> None:
                 assert obs[channels[f"{name}_value"], y + reach, x + reach] == min(value, 255), (tile, name)
                 checked += 1
     assert checked > 20
+
+
+def test_viewer_of_the_test_ruleset_and_of_a_game_not_begun(toy: str) -> None:  # noqa: F811
+    game = Game(2, seed=1, ruleset=toy)
+    greedy = make_agent("greedy", seed=1)
+    while not game.is_over:
+        game.step(greedy.act(None, game.action_mask(), game.copy()))
+    record = game.to_record()
+    data = replay_data(record, agent="greedy")
+    assert len(data["steps"]) == len(record["decisions"]) + 1 and data["steps"][-1]["scores"] == game.scores
+    assert any(step["explain"] for step in data["steps"])
+    assert any("stash" in (step["move"] or "") for step in data["steps"])  # its own decision, in its words
+    empty = replay_data(Game(2, seed=1, ruleset="carcassonne").to_record())
+    assert len(empty["steps"]) == 1 and empty["steps"][0]["move"] is None
