@@ -39,6 +39,10 @@ The picture (``render_rgb``) names each seat by its colour (``names``: ``P0 (gre
 events in whole sentences wrapped to the panel, and its key explains the figures, the frame of the tile
 placed last and the zone numbers on a tile awaiting a figure.
 
+The picture is sketched once (``sketch_picture``: ``hg_env.sketch`` marks, each tile's artwork from
+``tile_art``, each zone type drawn as its ruleset's presentation says, ``presentation.Terrain``):
+``render_rgb`` paints the sketch with Pillow, ``hg_env.svg.board_svg`` writes the same sketch as SVG.
+
 The image needs Pillow, an optional extra (``pip install hg-env[render]``); it
 is imported only when an image is drawn.
 """

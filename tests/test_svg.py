@@ -120,6 +120,11 @@ def test_render_svg_in_game_notebook_and_env() -> None:
     env.reset(seed=1)
     assert "svg" in env.metadata["render_modes"]
     assert ET.fromstring(env.render()).tag == f"{SVG}svg"
+    from hg_env.single_agent import SingleAgentEnv
+
+    single = SingleAgentEnv(ruleset="carcassonne", render_mode="svg")
+    single.reset(seed=2)
+    assert ET.fromstring(single.render()).tag == f"{SVG}svg" and "svg" in single.metadata["render_modes"]
     with pytest.raises(ValueError, match="'svg'"):
         game.render("vector")
 
