@@ -128,11 +128,6 @@ def tile_zones(ruleset: str, tile: int) -> dict[int, DrawnZone]:
     return {z["zone"]: presentation(ruleset).zone(z, entry) for z in entry["zones"]}
 
 
-def tile_kind(ruleset: str, tile: int) -> str:
-    """The catalogue's kind of a tile: ``start``, ``regular``, ``bonus``, ``river_source`` ..."""
-    return _catalogue_tiles(ruleset)[tile]["kind"]
-
-
 def side_zones(ruleset: str, tile: int, rotation: int, direction: int) -> list[int]:
     """Local zones along the side shown in ``direction`` (clockwise order, R2.11)."""
     printed = DIRECTION_NAMES[(direction - rotation) % 4]
