@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-slow lint bench readme-figures clean
+.PHONY: setup run test test-slow lint bench readme-figures screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: setup
 
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
+
+# The README's screenshots (docs/images/*.png), taken again by the browser tests (tests/browser.py).
+screenshots: setup
+	HG_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/test_svg.py tests/test_replay_html.py tests/test_serve_browser.py
 
 lint: setup
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

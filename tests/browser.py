@@ -12,9 +12,23 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+
+# The README's screenshots (docs/images/) are taken by the browser tests, but only when asked (`make
+# screenshots` sets HG_SCREENSHOTS=1): a plain test run leaves the tracked pictures alone and saves its
+# screenshots where pytest keeps temporary files.
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def screenshot_path(name: str, tmp_path: Path) -> Path:
+    """Where a browser test saves screenshot ``name``: docs/images/ under ``make screenshots``, else ``tmp_path``."""
+    folder = IMAGES if os.environ.get("HG_SCREENSHOTS") == "1" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
 
 
 def _missing(reason: str) -> None:

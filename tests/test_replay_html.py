@@ -18,10 +18,9 @@ from hg_env.cli import main as cli_main
 from hg_env.game import Game
 from hg_env.render import describe_event, tile_zones
 from hg_env.replay_html import replay_data
-from tests.browser import launch
+from tests.browser import launch, screenshot_path
 from tests.test_tiny_ruleset import toy  # noqa: F401  (the fixture that makes the test ruleset importable)
 
-SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "replay.png"
 
 
 def record_of(ruleset: str, decisions: int, seed: int = 5) -> dict:
@@ -135,8 +134,7 @@ def test_viewer_shows_what_the_agent_thought(browser: Any, tmp_path: Path) -> No
     assert page.locator("#heat rect.played").count() == 1 and f"({played[1]},{played[2]})" in page.text_content("#move")
     box = page.locator("#board g.tile").first.bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
+    page.screenshot(path=str(screenshot_path("replay.png", tmp_path)))
     # At a figure decision the zones it weighed are marked on the tile just placed.
     occupy = next(
         k for k in explained if record["decisions"][k][0] != "place" and engine_at(record, k).legal_occupants()

@@ -22,9 +22,8 @@ import uvicorn
 from hg_env import Game
 from hg_env.web.app import create_app
 from hg_env.web.server import GameServer
-from tests.browser import new_page
+from tests.browser import new_page, screenshot_path
 
-SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "serve.png"
 
 # A point inside a zone's path that the zone itself receives clicks at (a zone is rarely convex: the centre of
 # its box may be on the road that crosses it), in the page's coordinates; null if there is none.
@@ -73,7 +72,7 @@ def _click_zone(page, zones) -> bool:
     return False
 
 
-def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, GameServer]) -> None:
+def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, GameServer], tmp_path: Path) -> None:
     url, server = served
     rng = random.Random(1)
     clicks = {"cell": 0, "rotate": 0, "zone": 0, "button": 0}
@@ -104,8 +103,7 @@ def test_a_whole_game_by_clicks_ends_with_the_records_scores(served: tuple[str, 
                     clicks["rotate"] += 1
                 if not shot and int(decisions) >= 24:  # a board with some tiles, the tile shown where it would go
                     assert page.locator("#board .preview").count() == 1
-                    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(SCREENSHOT))
+                    page.screenshot(path=str(screenshot_path("serve.png", tmp_path)))
                     shot = True
                 page.click("#place")
             else:

@@ -155,7 +155,7 @@ def test_svg_in_chromium_draws_the_board(tmp_path) -> None:
     box one tile wide, cells in board order). Saves docs/images/board_svg.png for the README."""
     from pathlib import Path
 
-    from tests.browser import new_page
+    from tests.browser import new_page, screenshot_path
 
     game = played("carcassonne", 46, seed=11)
     path = tmp_path / "board.svg"
@@ -174,6 +174,4 @@ def test_svg_in_chromium_draws_the_board(tmp_path) -> None:
             assert width == pytest.approx(80, abs=1)
             assert (bx - left, by - top) == pytest.approx(((x - x0) * 80, (y - y0) * 80), abs=1)
         assert page.locator("g.occupant").count() == len(game.occupants())
-        shot = Path(__file__).resolve().parents[1] / "docs" / "images" / "board_svg.png"
-        shot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shot))
+        page.screenshot(path=str(screenshot_path("board_svg.png", tmp_path)))
