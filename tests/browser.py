@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-
 # The README's screenshots (docs/images/) are taken by the browser tests, but only when asked (`make
 # screenshots` sets HG_SCREENSHOTS=1): a plain test run leaves the tracked pictures alone and saves its
 # screenshots where pytest keeps temporary files.

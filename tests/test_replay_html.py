@@ -1,6 +1,7 @@
 """The HTML replay viewer (issue #31): ``hgenv replay RECORD --html out.html [--agent SPEC]``, opened in a real
 headless Chromium (tests/browser.py): after stepping to move k, the tiles, figures and scores drawn in the page
-are the engine's at k (``Game.from_record(record, upto=k)``). Saves docs/images/replay.png for the README."""
+are the engine's at k (``Game.from_record(record, upto=k)``).
+Its screenshot is the README's docs/images/replay.png (make screenshots)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from hg_env.render import describe_event, tile_zones
 from hg_env.replay_html import replay_data
 from tests.browser import launch, screenshot_path
 from tests.test_tiny_ruleset import toy  # noqa: F401  (the fixture that makes the test ruleset importable)
-
 
 
 def record_of(ruleset: str, decisions: int, seed: int = 5) -> dict:

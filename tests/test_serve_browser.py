@@ -1,7 +1,8 @@
 """``hgenv serve`` in a real browser: headless Chromium (tests/browser.py) plays a whole two-player Carcassonne
 game against ``random`` by clicks only (a legal cell, the rotate and place buttons, a zone of the tile just
 placed or a choice button), and the scores the page shows equal the saved record replayed by
-``Game.from_record``. Saves docs/images/serve.png (the page while you place a tile), shown in the README."""
+``Game.from_record``.
+Its screenshot (the page while you place a tile) is the README's docs/images/serve.png (make screenshots)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from hg_env import Game
 from hg_env.web.app import create_app
 from hg_env.web.server import GameServer
 from tests.browser import new_page, screenshot_path
-
 
 # A point inside a zone's path that the zone itself receives clicks at (a zone is rarely convex: the centre of
 # its box may be on the road that crosses it), in the page's coordinates; null if there is none.

@@ -152,8 +152,8 @@ def test_the_drawing_names_no_terrain_and_takes_its_colours_from_the_rulesets() 
 
 def test_svg_in_chromium_draws_the_board(tmp_path) -> None:
     """A browser draws the SVG: its tiles and figures are laid out where the board puts them (each tile's
-    box one tile wide, cells in board order). Saves docs/images/board_svg.png for the README."""
-    from pathlib import Path
+    box one tile wide, cells in board order).
+    Its screenshot is the README's docs/images/board_svg.png (make screenshots)."""
 
     from tests.browser import new_page, screenshot_path
 
