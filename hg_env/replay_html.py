@@ -47,6 +47,7 @@ from hg_env.render import (
     tile_zones,
 )
 from hg_env.replay_page import PAGE
+from hg_env.rule_flags import game_title
 from hg_env.sketch import Mark, hex_color, marks_svg
 from hg_env.svg import ZONE_GRID, tile_svg
 
@@ -330,7 +331,7 @@ def replay_data(record: dict, agent: str | None = None, seats: list[int] | None 
     key = Sketch()
     bottom = _draw_key(key, final, 2, 10, False)  # the key's figures reach a little above its first line
     return {
-        "title": final.rules.spec.title,
+        "title": game_title(final.rules),  # the flags in force (a river game says so)
         "ruleset": ruleset,
         "names": [player_name(s, names) for s in range(final.num_players)],
         "colors": [hex_color(PLAYER_COLORS[s]) for s in range(final.num_players)],

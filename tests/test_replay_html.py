@@ -288,3 +288,11 @@ def test_viewer_of_the_test_ruleset_and_of_a_game_not_begun(toy: str) -> None:  
     assert any("stash" in (step["move"] or "") for step in data["steps"])  # its own decision, in its words
     empty = replay_data(Game(2, seed=1, ruleset="carcassonne").to_record())
     assert len(empty["steps"]) == 1 and empty["steps"][0]["move"] is None
+
+
+def test_the_title_names_the_flags_in_force() -> None:
+    """A default Carcassonne game has no river, and its viewer's title does not promise one."""
+    plain = replay_data(record_of("carcassonne", 4))["title"]
+    assert plain == "Carcassonne (base game C3, farmers, abbot)"
+    river = Game(2, seed=3, ruleset="carcassonne", river=True)
+    assert replay_data(river.to_record())["title"].endswith("abbot, river)")
