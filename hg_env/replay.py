@@ -56,23 +56,8 @@ def load_record(path: str | Path, game: str | None = None, ruleset: str | None =
 
 
 def _tournament_record(path: Path, game: str | None) -> dict:
-    """The record of one game of a tournament's JSONL results (``hgenv tournament``); a last line
-    cut short by a kill is left out, with a note on stderr (the tournament replays that game)."""
-    if not path.exists():
-        raise ValueError(f"no such record file: {path}")
-    try:
-        entries, cut = read_jsonl(path)
-    except OSError as err:
-        raise ValueError(f"cannot read record {path}: {err}") from None
-    if cut:
-        print(
-            f"hgenv replay: {path}: the last line is incomplete (a tournament stopped while writing it); "
-            "reading the complete games before it",
-            file=sys.stderr,
-        )
-    found = [entry for entry in entries if isinstance(entry, dict) and "record" in entry]
-    if not found:
-        raise ValueError(f"{path} holds no game records")
+    """The record of one game of a tournament's JSONL results (``hgenv tournament``), by id or index."""
+    found = _tournament_games(path)
     if game is None:
         raise ValueError(
             f"{path} holds {len(found)} games: pick one with --game (game ids "
@@ -204,13 +189,20 @@ def _file_part(name: object) -> str:
 
 
 def _tournament_games(path: Path) -> list[dict]:
-    """Every complete game entry of a tournament's ``games.jsonl`` (ValueError when there is none)."""
+    """Every complete game entry of a tournament's ``games.jsonl`` (ValueError when there is none); a last
+    line cut short by a kill is left out, with a note on stderr (the tournament replays that game)."""
     if not path.exists():
         raise ValueError(f"no such record file: {path}")
     try:
-        entries, _ = read_jsonl(path)
+        entries, cut = read_jsonl(path)
     except OSError as err:
         raise ValueError(f"cannot read record {path}: {err}") from None
+    if cut:
+        print(
+            f"hgenv replay: {path}: the last line is incomplete (a tournament stopped while writing it); "
+            "reading the complete games before it",
+            file=sys.stderr,
+        )
     found = [entry for entry in entries if isinstance(entry, dict) and "record" in entry]
     if not found:
         raise ValueError(f"{path} holds no game records")
