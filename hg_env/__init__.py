@@ -7,13 +7,15 @@
 * ``hg_env.evaluate(agent, opponents=[...], games=200)``: win rates against fixed agents, seats swapped
   on paired decks (hg_env.arena.evaluate; imported on first use, torch only for a torch model).
 * ``hg_env.core``: the batch-first numpy rules engine behind them; ``hg_env.rulesets``: what each game adds.
+* ``hg_env.register_ruleset(folder_or_module)``: add a ruleset kept elsewhere (an installed package may
+  declare one under the entry point group ``hg_env.rulesets`` instead).
 """
 
 from hg_env.aec import env, raw_env
 from hg_env.core.actions import ActionLayout, action_layout
 from hg_env.core.observation import channel_names, channel_scale, observe
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
+from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS, register_ruleset
 from hg_env.game import Game
 from hg_env.single_agent import SingleAgentEnv
 
@@ -92,4 +94,5 @@ __all__ = [
     "evaluate",
     "observe",
     "raw_env",
+    "register_ruleset",
 ]

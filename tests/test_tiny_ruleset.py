@@ -1,6 +1,6 @@
 """A ruleset is one folder: ``toy`` (tests/rulesets/toy/, a tiny game with a decision and a per-game array
 of its own) plays through every interface of hg_env with no edit outside its folder. The fixture only
-makes ``hg_env.rulesets`` look in tests/rulesets too, as a package installed beside the others would be."""
+registers its folder (``hg_env.register_ruleset``), as a user's ruleset kept elsewhere would be."""
 
 from __future__ import annotations
 
@@ -15,34 +15,30 @@ import pytest
 from pettingzoo.test import api_test  # imported quietly first by conftest.py
 
 import hg_env
-import hg_env.rulesets
 from hg_env import aec
 from hg_env.agents.base import make_agent
 from hg_env.core import ruleset as ruleset_module
 from hg_env.core.observation import Observer
 from hg_env.game import Game
 from hg_env.play import help_text
-from hg_env.presentation import presentation
 from hg_env.replay import positions
 from tests.test_env import API_TEST_WARNINGS
 
 FOLDER = Path(__file__).parent / "rulesets"
 
 
-def _forget_rulesets() -> None:
-    for cache in (ruleset_module._discover, ruleset_module._load_ruleset, presentation):
-        cache.cache_clear()
+def _forget_toy() -> None:
+    """Undo the registration: the shipped rulesets alone again."""
+    ruleset_module._REGISTERED.pop("toy", None)
+    for name in ("hg_env.rulesets.toy", "hg_env.rulesets.toy.presentation"):
+        sys.modules.pop(name, None)
+    ruleset_module._forget()
 
 
 @pytest.fixture(scope="module")
 def toy() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(hg_env.rulesets, "__path__", [*hg_env.rulesets.__path__, str(FOLDER)])
-        _forget_rulesets()
-        yield "toy"
-    for name in ("hg_env.rulesets.toy", "hg_env.rulesets.toy.presentation"):
-        sys.modules.pop(name, None)
-    _forget_rulesets()
+    yield hg_env.register_ruleset(FOLDER / "toy")  # the public way to add a ruleset kept elsewhere
+    _forget_toy()
 
 
 def stash_action(game: Game) -> int | None:
@@ -172,3 +168,14 @@ def test_a_ruleset_may_keep_its_catalogue_in_its_own_folder(tmp_path) -> None:
     assert load_catalogue(own) == load_catalogue(shipped.data_file)
     for table in ("TILE_KIND", "TILE_ZONE", "ZONE_TYPE", "ZONE_FISH"):
         assert np.array_equal(getattr(moved.tiles, table), getattr(shipped.tiles, table)), table
+
+
+def test_an_extra_deck_brings_the_flags_the_engine_reads(toy: str) -> None:
+    """The toy lists no ``extra_turn_after_last_tile``, but has an extra deck: it gets the flag (EXTRA_DECK_FLAGS);
+    a ruleset that lists it keeps its own citation, and one without an extra deck has none."""
+    from hg_env.core.rules import Rules
+
+    assert "extra_turn_after_last_tile" in Rules.flags_of(toy)
+    assert Rules(ruleset=toy, extra_turn_after_last_tile=False).extra_turn_after_last_tile is False
+    assert ruleset_module.get_ruleset("hg2002").flags["extra_turn_after_last_tile"].doc.startswith("K11")
+    assert "extra_turn_after_last_tile" not in Rules.flags_of("carcassonne")

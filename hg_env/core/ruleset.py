@@ -22,8 +22,13 @@ in ``hg_env/rulesets/``, one package each; ``get_ruleset(name)`` finds them.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,6 +67,13 @@ class Flag:
         if value not in self.choices:
             raise ValueError(f"{name} must be one of {self.choices}, got {value!r}")
         return str(value)
+
+
+# Flags the engine reads in every game with an extra deck (``Ruleset.extra_deck``): such a ruleset has
+# them whether it lists them or not; listing one (with its own default or rule citation) overrides it.
+EXTRA_DECK_FLAGS: dict[str, Flag] = {
+    "extra_turn_after_last_tile": Flag(True, doc="the extra-tile turn earned with the last regular tile is played"),
+}
 
 
 @dataclass(frozen=True)
@@ -159,6 +171,10 @@ class Ruleset:
     check_deck_order: hooks.CheckDeckOrder = hooks.any_deck_order
     start_tile: hooks.StartTile = hooks.catalogue_start_tile
 
+    def __post_init__(self) -> None:
+        if self.extra_deck:  # the engine reads these flags in a game with an extra deck (EXTRA_DECK_FLAGS)
+            object.__setattr__(self, "flags", {**EXTRA_DECK_FLAGS, **self.flags})
+
     @cached_property
     def tiles(self) -> TileSet:
         """The compiled catalogue (built on first use, then shared)."""
@@ -213,9 +229,79 @@ def get_ruleset(name: str) -> Ruleset:
 
 
 def rulesets() -> tuple[str, ...]:
-    """The names of the rulesets: every package in ``hg_env/rulesets/``, in the order their presentations
-    list them (``hg_env.presentation``). Nothing lists them by hand; a test may set ``RULESETS`` to add one."""
+    """The names of the rulesets: every package in ``hg_env/rulesets/``, those registered
+    (``register_ruleset``) and those installed under the entry point group ``hg_env.rulesets``, in the
+    order their presentations list them (``hg_env.presentation``). Nothing lists them by hand."""
     return globals().get("RULESETS") or _discover()
+
+
+ENTRY_POINT_GROUP = "hg_env.rulesets"  # an installed package's rulesets: name = "package.module" of the ruleset
+_REGISTERED: dict[str, str] = {}  # ruleset name -> where it was registered from (for the error on a clash)
+
+
+def register_ruleset(where: str | os.PathLike | ModuleType) -> str:
+    """Add a ruleset that lives outside ``hg_env/rulesets/`` and return its name: ``where`` is its folder
+    (a package holding ``__init__.py`` with ``RULESET``, and ``presentation.py`` if it has one), or its
+    module (imported, or its dotted name). The ruleset is then found by name like the shipped ones, as
+    ``hg_env.rulesets.<name>``. ValueError if it is no ruleset or its name is taken by another."""
+    module = _import_ruleset(where)
+    if not isinstance(module.RULESET, Ruleset):
+        raise ValueError(f"{where!r}: RULESET must be a hg_env.core.ruleset.Ruleset, got {type(module.RULESET)}")
+    name = module.RULESET.name
+    alias = f"hg_env.rulesets.{name}"
+    if module.__name__.startswith("hg_env.rulesets.") and module.__name__ != alias:  # a folder: named by it
+        sys.modules.pop(module.__name__, None)
+        raise ValueError(f"{where!r}: its folder is named {module.__name__.rsplit('.', 1)[1]!r}, its RULESET {name!r}")
+    known = sys.modules.get(alias)
+    if known is not None and known is not module and getattr(known, "RULESET", None) is not module.RULESET:
+        raise ValueError(f"{where!r}: a ruleset called {name!r} exists already ({_REGISTERED.get(name, alias)})")
+    sys.modules[alias] = module  # found by name from now on, and its presentation beside it
+    _REGISTERED[name] = str(where)
+    _forget()
+    return name
+
+
+def _import_ruleset(where: str | os.PathLike | ModuleType) -> ModuleType:
+    """The module of a ruleset given as a folder, a module or a dotted module name (register_ruleset)."""
+    if isinstance(where, ModuleType):
+        module = where
+    elif isinstance(where, os.PathLike) or (isinstance(where, str) and os.sep in where):
+        folder = Path(where)
+        init = folder / "__init__.py"
+        if not init.is_file():
+            raise ValueError(f"{str(folder)!r} is no ruleset folder: it holds no __init__.py")
+        alias = f"hg_env.rulesets.{folder.name}"
+        if alias in sys.modules:  # registered before (or shipped): the folder name is its ruleset name
+            module = sys.modules[alias]
+            if Path(getattr(module, "__file__", "") or "").resolve() != init.resolve():
+                raise ValueError(f"{str(folder)!r}: a ruleset called {folder.name!r} exists already")
+            return module
+        spec = importlib.util.spec_from_file_location(alias, init, submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None  # a file location always gives a loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = module  # before it runs: its own modules import it by this name
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[alias]
+            raise
+    elif isinstance(where, str):
+        module = importlib.import_module(where)
+    else:
+        raise ValueError(f"register_ruleset takes a folder, a module or a module name, got {where!r}")
+    if not hasattr(module, "RULESET"):
+        raise ValueError(f"{where!r} defines no RULESET: it is no ruleset")
+    return module
+
+
+def _entry_point_rulesets() -> list[str]:
+    """The rulesets installed packages declare under ``ENTRY_POINT_GROUP``, registered (each once)."""
+    from importlib.metadata import entry_points
+
+    names = []
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        names.append(entry.name if entry.name in _REGISTERED else register_ruleset(entry.value))
+    return names
 
 
 @cache
@@ -225,8 +311,17 @@ def _discover() -> tuple[str, ...]:
     import hg_env.rulesets
     from hg_env.presentation import presentation
 
-    names = [module.name for module in pkgutil.iter_modules(hg_env.rulesets.__path__) if module.ispkg]
+    names = {module.name for module in pkgutil.iter_modules(hg_env.rulesets.__path__) if module.ispkg}
+    names |= {*_entry_point_rulesets(), *_REGISTERED}
     return tuple(sorted(names, key=lambda name: (presentation(name).listed, name)))
+
+
+def _forget() -> None:
+    """Forget what discovery found (after a registration): the next look finds the rulesets again."""
+    from hg_env.presentation import presentation
+
+    for cached in (_discover, _load_ruleset, presentation):
+        cached.cache_clear()
 
 
 def __getattr__(name: str) -> Any:

@@ -68,8 +68,8 @@ RULESET = Ruleset(
     vocabulary=Vocabulary(  # ... and its translator into the shared zone facts
         terrains=hg.TERRAINS, kinds={**hg.KINDS, "bonus": KIND_EXTRA}, zone_facts=zone_facts, specials=SPECIALS
     ),
-    # the classic flags; the engine reads extra_turn_after_last_tile in any game with an extra deck
-    flags={name: CLASSIC.flags[name] for name in ("extra_turn_after_last_tile", "hut_targets")},
+    # the classic hut flag; with an extra deck it gets extra_turn_after_last_tile too (EXTRA_DECK_FLAGS)
+    flags={"hut_targets": CLASSIC.flags["hut_targets"]},
     pieces=(2, 1, 0),
     occupants=hg.OCCUPANTS,
     points=CLASSIC.points,
