@@ -101,8 +101,24 @@ def test_its_array_is_in_the_observation_and_in_copies(toy: str) -> None:
     observer = Observer(spec)
     obs = observer.observe(game.state, np.array([0]), np.zeros(1, dtype=np.int64))
     info = observer.decode_board(obs[-1], game.rules.reach)["info"]
-    assert [info[f"stash_{seat}"] for seat in range(5)] == [2, 2, 0, 0, 0]
+    assert [info[f"stash_p{seat}"] for seat in range(5)] == [2, 2, 0, 0, 0]
     assert game.state.copy().stash.tolist() == game.state.stash.tolist()
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_its_per_seat_array_is_seen_from_the_observers_seat(toy: str, batched: bool) -> None:
+    """Like the scores and supplies, a per-seat array reads from the observer: p0 is its own seat, p1 the
+    next in turn order (the batched and the one-game paths alike)."""
+    game = Game(3, seed=0, ruleset=toy)
+    game.state.stash[0, :3] = [1, 2, 0]  # seats 0, 1, 2 stashed 1, 2 and no tiles
+    observer = Observer(ruleset_module.get_ruleset(toy))
+    state = game.state.take(np.zeros(2 if batched else 1, dtype=np.intp))
+    for seat, expected in [(0, [1, 2, 0]), (1, [2, 0, 1]), (2, [0, 1, 2])]:
+        seats = np.full(state.batch_size, seat)
+        obs = observer.observe(state, np.arange(state.batch_size), seats)
+        for one in obs:
+            info = observer.decode_board(one, game.rules.reach)["info"]
+            assert [info[f"stash_p{k}"] for k in range(5)] == [*expected, 0, 0], seat
 
 
 def test_a_record_round_trips_and_replays(toy: str) -> None:

@@ -45,7 +45,8 @@ needed (one for the default board), zeros after its end:
     acting_p*                 one-hot: the seat whose decision it is
     phase_*                   one-hot place / retake / occupy / pit_trap / over
     extra_turn, regular_left, {menhir|bonus}_left   (deck sizes, R1.5)
-    pit_lo, pit_hi            pit-trap choice range (hg2020, player_choice option)
+    the ruleset's own arrays  GameArray.info (hg2020: pit_lo, pit_hi, the pit-trap choice's range);
+                              an array over the seats is shown per relative seat
     to_place_t*               one-hot over the tiles: the tile to place (R1.9)
     unseen_t*                 1 for tiles still in a deck (public: set, not order)
 """
@@ -111,6 +112,9 @@ class Observer:
         self.board_channels = self.static_channels + self.tile_channels + self.decision_channels
         extra = [f"{spec.extra_deck}_left"] if spec.extra_deck else []
         self.info_arrays = [array for array in spec.arrays if array.info]
+        # The axis of each shown array that runs over the seats (GameArray shape "seats"), or None: those
+        # are shown from the observer's seat, as the scores and supplies are.
+        self.seat_axis = [array.shape.index("seats") if "seats" in array.shape else None for array in self.info_arrays]
         self.info_fields = (
             [f"score_lo_{p}" for p in SEATS]
             + [f"score_hi_{p}" for p in SEATS]
@@ -342,9 +346,12 @@ class Observer:
         info[:, at["regular_left"]] = state.regular_len[g] - state.regular_next[g]
         if self.spec.extra_deck:
             info[:, at[f"{self.spec.extra_deck}_left"]] = state.extra_len[g] - state.extra_next[g]
-        for array in self.info_arrays:
+        for array, axis in zip(self.info_arrays, self.seat_axis):
             first = at[array.info[0]]
-            info[:, first : first + len(array.info)] = state.ruleset_arrays[array.name][g].reshape(len(g), -1)
+            values = state.ruleset_arrays[array.name][g]
+            if axis is not None:  # seats as the observer sees them: its own first
+                values = np.moveaxis(np.moveaxis(values, axis + 1, 1)[rows[:, None], order], 1, axis + 1)
+            info[:, first : first + len(array.info)] = values.reshape(len(g), -1)
         info[:, at["unseen_t0"] :] = state.dealt[g] & (state.tile_cell[g] < 0) & ~state.discarded[g]
         tile = state.tile_to_place[g].astype(np.intp)
         drawn = tile >= 0  # the tile to place is public: no longer unseen
@@ -367,8 +374,11 @@ class Observer:
         )
         if self.spec.extra_deck:
             fields.append(int(state.extra_len[game] - state.extra_next[game]))
-        for array in self.info_arrays:
-            fields += state.ruleset_arrays[array.name][game].ravel().tolist()
+        for array, axis in zip(self.info_arrays, self.seat_axis):
+            values = state.ruleset_arrays[array.name][game]
+            if axis is not None:  # seats as the observer sees them: its own first
+                values = np.moveaxis(np.moveaxis(values, axis, 0)[order], 0, axis)
+            fields += values.ravel().tolist()
         info[: len(fields)] = np.array(fields)  # int64 into uint8 wraps as the batched assignments do
         at = self.info
         info[at["unseen_t0"] :] = state.dealt[game] & (state.tile_cell[game] < 0) & ~state.discarded[game]

@@ -77,7 +77,7 @@ RULESET = Ruleset(
     powers=SPECIALS,
     has_systems=True,
     decisions=(STASH,),
-    arrays=(GameArray("stash", ("seats",), info=tuple(f"stash_{seat}" for seat in range(5))),),
+    arrays=(GameArray("stash", ("seats",), info=tuple(f"stash_p{seat}" for seat in range(5))),),
     area_names=hg.AREA_NAMES,
     contents=CLASSIC.contents,
     observed_areas=hg.OBSERVED_AREAS,
