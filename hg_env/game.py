@@ -5,11 +5,14 @@ A thin facade over the batched core with B = 1. ``ruleset`` picks the game:
 Positions are (x, y) with the start tile at (0, 0), x east and y south; local
 zone ids are those of the ruleset's tile catalogue (R2.4).
 
+The universal turn is ``place`` then ``occupy``; a decision a ruleset declares beyond them
+(``Ruleset.decisions``) is taken with ``decide(name, ...)`` and listed by ``legal_choices(name)``:
+hg2020's shaman retake ``decide("retake", x, y)`` / ``decide("retake", None)`` and pit-trap choice
+``decide("pit", k)``, Carcassonne's abbot recall ``decide("retake", x, y)`` in the occupy phase.
+
 Skipped decisions (R3.7, ``auto_skip_forced_actions=True``): the ``occupy``
-phase is skipped when no occupant is legal, and ``retake`` is only offered
-after the shaman tile when the player has a pawn on the board (Q9). Pass
-``auto_skip_forced_actions=False`` to always get the ``occupy`` phase.
-In Carcassonne, taking your abbot back is ``retake(x, y)`` in the occupy phase.
+phase is skipped when no occupant is legal (nor a declared decision beside it).
+Pass ``auto_skip_forced_actions=False`` to always get the ``occupy`` phase.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from hg_env.core import engine
 from hg_env.core.actions import ActionLayout, action_layout
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, check_int
 from hg_env.core.ruleset import DEFAULT_RULESET, Decision
-from hg_env.core.state import OVER, PHASE_NAMES, State
+from hg_env.core.state import OCCUPY, OVER, State
 from hg_env.record import check_record, make_record
 
 MAX_SEED = 2**63 - 1
@@ -95,7 +98,7 @@ class Game:
 
     @property
     def phase(self) -> str:
-        return PHASE_NAMES[self.state.phase[0]]
+        return self.rules.spec.phases[int(self.state.phase[0])]
 
     @property
     def tile_to_place(self) -> int | None:
@@ -181,15 +184,24 @@ class Game:
         cells, rots = np.nonzero(engine.placements(self.state, np.zeros(1, dtype=np.intp))[0])
         return [(*board.xy(c), int(r)) for c, r in zip(cells, rots)]
 
-    def legal_retakes(self) -> list[tuple[int, int, int]]:
-        """(x, y, local zone) of the own figures that may be taken back now: the shaman's pawns
-        (R7.1, retake phase), or the Carcassonne abbot (occupy phase)."""
-        decision = self.rules.spec.decision("retake")
-        if decision is None or decision.phase != self.state.phase[0]:
+    def legal_choices(self, name: str) -> list:
+        """The operands the ruleset's declared decision ``name`` (``Ruleset.decisions``) takes now, as
+        ``decide`` takes them: ``(x, y, local zone)`` of each figure for a decision naming a figure on the
+        board, each count ``k`` for a count; empty when it is not asked now (declining, ``None``, is not
+        listed). ValueError for a name the ruleset does not declare."""
+        decision = self._declared(name, f"legal_choices({name!r})")
+        if decision.phase != self.state.phase[0]:
             return []
         s, board = self.state, self.rules.board
-        _, cells = decision.options(s, np.zeros(1, dtype=np.intp))
-        return sorted((*board.xy(c), int(s.occupant_local[0, s.board_tile[0, c]])) for c in cells)
+        _, operands = decision.options(s, np.zeros(1, dtype=np.intp))
+        if decision.operand == "cell":
+            return sorted((*board.xy(c), int(s.occupant_local[0, s.board_tile[0, c]])) for c in operands)
+        return sorted(int(k) for k in operands)
+
+    def legal_retakes(self) -> list[tuple[int, int, int]]:
+        """``legal_choices("retake")`` where the ruleset declares a retake, else []: the picture's prompt
+        (hg_env/render.py) reads it."""
+        return self.legal_choices("retake") if self.rules.spec.decision("retake") else []
 
     def legal_occupants(self) -> list[tuple[str, int]]:
         """(kind, local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
@@ -201,12 +213,6 @@ class Game:
             out += [(kind.name, int(z)) for z in np.flatnonzero(mask[first : first + kind.slots])]
             first += kind.slots
         return out
-
-    def legal_pit_trap_choices(self) -> list[int]:
-        """How many in-range deer the tigers may eat (``pit_trap_deer_choice="player_choice"``)."""
-        if self.phase != "pit_trap":
-            return []
-        return engine.declared_options(self.state, np.zeros(1, dtype=np.intp), "pit")[1].tolist()
 
     # ------------------------------------------------------------ decisions
 
@@ -221,27 +227,6 @@ class Game:
                 f"place({x}, {y}, {rotation}): tile {self.tile_to_place} at ({x},{y}) r{rotation} is {where} (R4.1)"
             )
         self.step(self.layout.encode(("place", x, y, rotation)))
-
-    def retake(self, x: int | None, y: int | None = None, local_zone: int | None = None) -> None:
-        """Take back the own figure at (x, y) (the shaman's pawn, T3; the Carcassonne abbot, in the
-        occupy phase), or nothing with ``retake(None)`` (shaman only)."""
-        decision = self.rules.spec.decision("retake")
-        if decision is None or decision.phase != self.state.phase[0]:
-            self._expect("retake", f"retake({x}, {y}, {local_zone})")
-        if x is None:
-            self._expect("retake", "retake(None)")
-            self.step(self.layout.none)
-            return
-        zone = {} if local_zone is None else {"local_zone": local_zone}  # None: whichever zone it stands on
-        _check_ints(f"retake({x!r}, {y!r}, {local_zone!r})", x=x, y=y, **zone)
-        legal = [(lx, ly) for lx, ly, lz in self.legal_retakes() if local_zone is None or lz == local_zone]
-        if (x, y) not in legal:
-            figure = decision.noun if decision is not None else "figure"
-            raise ValueError(
-                f"retake({x}, {y}, {local_zone}): seat {self.current_player} has no {figure} there to take back; "
-                f"legal: {self.legal_retakes()}"
-            )
-        self.step(self.layout.encode(("retake", x, y)))
 
     def occupy(self, kind: str | None, local_zone: int | None = None) -> None:
         """T4: put an occupant ("pawn"/"hut"; "meeple"/"abbot") on a local zone of the tile just
@@ -258,12 +243,37 @@ class Game:
             )
         self.step(self.layout.encode((kind, local_zone)))
 
-    def choose_pit_trap(self, eaten_in_range: int) -> None:
-        """Final scoring option: how many in-range deer the tigers eat (R7.15)."""
-        self._expect("pit_trap", f"choose_pit_trap({eaten_in_range})")
-        if eaten_in_range not in self.legal_pit_trap_choices():
-            raise ValueError(f"choose_pit_trap({eaten_in_range}): choose one of {self.legal_pit_trap_choices()}")
-        self.step(self.layout.encode(("pit", eaten_in_range)))
+    def decide(self, name: str, *operand: int | None) -> None:
+        """Take the ruleset's declared decision ``name`` (``Ruleset.decisions``, e.g. hg2020's
+        ``decide("retake", x, y)`` / ``decide("pit", k)``, Carcassonne's ``decide("retake", x, y)``): a figure
+        on the board by its cell, ``(x, y)`` or ``(x, y, local_zone)``; a count ``k``; or ``None`` to decline
+        it in its own phase where it may be declined. ValueError naming the problem if it is not legal now
+        (``legal_choices(name)`` lists what is), and the game is then unchanged."""
+        call = f"decide({', '.join(repr(a) for a in (name, *operand))})"
+        decision = self._declared(name, call)
+        self._expect(self.rules.spec.phases[decision.phase], call)
+        if operand == (None,):
+            if not (decision.offers_none and decision.phase != OCCUPY):  # beside the occupants: occupy(None)
+                raise ValueError(f"{call}: {name} cannot be declined here")
+            self.step(self.layout.none)
+            return
+        legal = self.legal_choices(name)
+        if decision.operand == "cell":
+            if len(operand) not in (2, 3):
+                raise ValueError(f"{call}: {name} takes x, y and optionally the local zone")
+            x, y, *zone = operand
+            _check_ints(call, x=x, y=y, **({"local_zone": zone[0]} if zone else {}))
+            if not any((lx, ly) == (x, y) and zone in ([], [lz]) for lx, ly, lz in legal):
+                figure = decision.noun or "figure"
+                raise ValueError(f"{call}: seat {self.current_player} has no {figure} there to {name}; legal: {legal}")
+            self.step(self.layout.encode((name, x, y)))
+            return
+        if len(operand) != 1:
+            raise ValueError(f"{call}: {name} takes one count")
+        _check_ints(call, k=operand[0])
+        if operand[0] not in legal:
+            raise ValueError(f"{call}: choose one of {legal}")
+        self.step(self.layout.encode((name, operand[0])))
 
     def step(self, action: int) -> None:
         """Apply one flat action (hg_env.core.actions); ValueError if it is not an int or not legal,
@@ -402,31 +412,22 @@ class Game:
             self.place(*args)
         elif kind in occupants:
             self.occupy(kind, *args)
-        elif kind == "retake":
-            self.retake(*args)
-        elif kind == "pit":
-            self.choose_pit_trap(*args)
-        elif kind in declared:  # a decision of the ruleset's own, beyond the Game methods
-            self._apply_declared(declared[kind], args)
-        elif self.phase == "retake":
-            self.retake(None)
-        elif any(d.offers_none and PHASE_NAMES[d.phase] == self.phase for d in declared.values()):
+        elif kind in declared:  # a decision the ruleset declares: a figure's cell with its zone, or a count
+            self.decide(kind, *args)
+        elif any(d.offers_none and d.phase == self.state.phase[0] for d in declared.values()):
             self.step(self.layout.none)  # declining a declared decision in its own phase
         else:
             self.occupy(None)
 
-    def _apply_declared(self, decision: Decision, args: list[int]) -> None:
-        """A record entry of a declared decision: its figure's cell must hold the recorded zone."""
-        if decision.operand == "cell":
-            x, y, zone = args
-            here = self.tile_at(x, y)
-            if here is None or self.state.occupant_local[0, here[0]] != zone:
-                raise ValueError(f"no figure on zone {zone} at ({x},{y}) to {decision.name}")
-            self.step(self.layout.encode((decision.name, x, y)))
-        else:
-            self.step(self.layout.encode((decision.name, *args)))
-
     # ------------------------------------------------------------ helpers
+
+    def _declared(self, name: object, call: str) -> Decision:
+        """The ruleset's declared decision called ``name``; ValueError naming the declared ones otherwise."""
+        decision = self.rules.spec.decision(name) if isinstance(name, str) else None
+        if decision is None:
+            names = [d.name for d in self.rules.spec.decisions]
+            raise ValueError(f"{call}: {self.ruleset} declares no decision {name!r}; its decisions: {names}")
+        return decision
 
     def _expect(self, phase: str, call: str) -> None:
         if self.phase != phase:

@@ -92,14 +92,14 @@ def apply_play(game: Game, p: Play, step: int = 0) -> None:
     game.place(p.x, p.y, p.rotation)
     if game.phase == "retake":
         if p.retake is None:
-            game.retake(None)
+            game.decide("retake", None)
         else:
-            game.retake(*p.retake)
+            game.decide("retake", *p.retake)
     else:
         assert p.retake is None, f"{where}: no shaman retake was offered (phase {game.phase!r})"
     if game.phase == "occupy":
         if p.recall is not None:
-            game.retake(*p.recall)
+            game.decide("retake", *p.recall)
         elif p.occupant is None:
             game.occupy(None)
         else:

@@ -36,9 +36,9 @@ def random_game(seed: int, players: int = 3, **flags) -> Game:
     rng = np.random.default_rng(seed)
     game = Game(players, seed=seed, ruleset="carcassonne", **flags)
     while not game.is_over:
-        if game.phase == "occupy" and game.legal_retakes() and rng.random() < 0.5:
-            x, y, _ = game.legal_retakes()[0]
-            game.retake(x, y)
+        if game.phase == "occupy" and game.legal_choices("retake") and rng.random() < 0.5:
+            x, y, _ = game.legal_choices("retake")[0]
+            game.decide("retake", x, y)
         else:
             game.step(int(rng.choice(game.legal_actions())))
     return game

@@ -290,13 +290,13 @@ def test_a1_5_abbot_taken_back_from_a_monastery_only_by_its_owner() -> None:
     deploying: 1 + 3 neighbours (0, seat 1's 3, the tile just placed) = 4; it is back in supply."""
     game = run(Scenario(regular=[1, 3, 4, 5], plays=[play(1, 0, 1, abbot=8)], **CARC))
     game.place(1, 1, 0)
-    assert game.legal_retakes() == []
+    assert game.legal_choices("retake") == []
     with pytest.raises(ValueError, match="no abbot there"):
-        game.retake(1, 0)
+        game.decide("retake", 1, 0)
     game.occupy(None)
     game.place(2, 0, 0)
-    assert game.legal_retakes() == [(1, 0, 8)]
-    game.retake(1, 0)
+    assert game.legal_choices("retake") == [(1, 0, 8)]
+    game.decide("retake", 1, 0)
     assert game.scores == [4, 0] and game.supply(0) == (7, 1)
     assert find_events(game, "ABBOT_RETURNED") == [
         {"type": "ABBOT_RETURNED", "player": 0, "points": 4, "feature": "monastery", "neighbours": 3}
@@ -318,9 +318,9 @@ def test_a1_5_cq5_no_taking_back_from_a_garden_the_tile_completes() -> None:
     game = run(Scenario(regular=[1, 15, 2, 3, 4, 11, 5, 6, 12], plays=plays, **CARC))
     game.place(1, 2, 0)
     assert game.current_player == 1 and game.phase == "occupy"
-    assert game.legal_retakes() == [] and game.legal_occupants()  # B's monastery and field
+    assert game.legal_choices("retake") == [] and game.legal_occupants()  # B's monastery and field
     with pytest.raises(ValueError, match="no abbot there"):
-        game.retake(0, 1)
+        game.decide("retake", 0, 1)
     game.occupy(None)
     assert game.scores == [0, 9] and game.supply(1) == (7, 1)
     assert find_events(game, "ABBOT_RETURNED") == []
@@ -339,10 +339,10 @@ def test_a1_5_cq6_abbot_taken_back_without_a_meeple_in_supply() -> None:
             game.step(int(rng.choice(game.legal_actions())))
         assert not game.is_over
     assert game.supply(0) == (0, 0)
-    [(x, y, zone)] = game.legal_retakes()
+    [(x, y, zone)] = game.legal_choices("retake")
     assert zone == 8  # a monastery or garden
     before = game.scores[0]
-    game.retake(x, y)
+    game.decide("retake", x, y)
     event = find_events(game, "ABBOT_RETURNED")[-1]
     assert event["player"] == 0 and event["points"] == event["neighbours"] + 1
     assert game.scores[0] == before + event["points"]
@@ -359,7 +359,7 @@ def test_a1_7_without_the_abbot_gardens_are_pictures() -> None:
     game.place(1, 1, 0)
     assert set(game.legal_occupants()) == {("meeple", 0), ("meeple", 8)}  # the monk, no abbot
     game.occupy(None)
-    assert game.legal_retakes() == []
+    assert game.legal_choices("retake") == []
 
 
 def test_a1_7_without_the_abbot_a_surrounded_garden_scores_nothing() -> None:

@@ -27,7 +27,7 @@ def legal_from_api(game: hg_env.Game) -> set[int]:
     if game.phase == "occupy":
         return {layout.encode(o) for o in game.legal_occupants()} | {layout.none}
     if game.phase == "retake":
-        return {layout.encode(("retake", x, y)) for x, y, _ in game.legal_retakes()} | {layout.none}
+        return {layout.encode(("retake", x, y)) for x, y, _ in game.legal_choices("retake")} | {layout.none}
     return set()
 
 

@@ -45,16 +45,16 @@ def play_randomly(game: Game, rng: np.random.Generator, decisions: int | None = 
             legal = game.legal_placements()
             game.place(*legal[rng.integers(len(legal))])
         elif game.phase == "retake":
-            options = [None, *game.legal_retakes()]
+            options = [None, *game.legal_choices("retake")]
             choice = options[rng.integers(len(options))]
-            game.retake(None) if choice is None else game.retake(*choice)
+            game.decide("retake", None) if choice is None else game.decide("retake", *choice)
         elif game.phase == "occupy":
             options = [None, *game.legal_occupants()]
             choice = options[rng.integers(len(options))]
             game.occupy(None) if choice is None else game.occupy(*choice)
         else:
-            choices = game.legal_pit_trap_choices()
-            game.choose_pit_trap(choices[rng.integers(len(choices))])
+            choices = game.legal_choices("pit")
+            game.decide("pit", choices[rng.integers(len(choices))])
         taken += 1
     return game
 
@@ -74,7 +74,7 @@ def test_a_whole_game_through_the_public_calls() -> None:
     assert game.phase in ("occupy", "place")
     play_randomly(game, np.random.default_rng(5))
     assert game.is_over and game.phase == "over" and game.tile_to_place is None
-    assert game.legal_placements() == [] and game.legal_occupants() == [] and game.legal_retakes() == []
+    assert game.legal_placements() == [] and game.legal_occupants() == [] and game.legal_choices("retake") == []
     assert game.winners == [p for p in range(3) if game.scores[p] == max(game.scores)]
     assert game.events[-1] == {"type": "WINNERS", "players": game.winners, "points": max(game.scores)}
     for p in range(3):
@@ -97,8 +97,8 @@ def test_occupy_and_occupants() -> None:
 def test_retake_calls() -> None:
     """legal_retakes() and retake(x, y, zone) / retake(None) after the shaman (R7.1)."""
     game = shaman_game()
-    assert game.phase == "retake" and game.legal_retakes() == [(0, 1, 0)]
-    game.retake(0, 1, 0)
+    assert game.phase == "retake" and game.legal_choices("retake") == [(0, 1, 0)]
+    game.decide("retake", 0, 1, 0)
     assert game.phase == "occupy" and (0, "pawn", 0, 1, 0) not in game.occupants()
 
 
@@ -135,8 +135,8 @@ def test_given_decks_are_drawn_in_order() -> None:
 def test_wrong_phase_is_refused() -> None:
     game = Game(2, regular_deck=[46, 62], menhir_deck=[])
     expect_refused(game, lambda g: g.occupy(None), "not the occupy phase.*seat 0 to place")
-    expect_refused(game, lambda g: g.retake(None), "not the retake phase")
-    expect_refused(game, lambda g: g.choose_pit_trap(0), "not the pit_trap phase")
+    expect_refused(game, lambda g: g.decide("retake", None), "not the retake phase")
+    expect_refused(game, lambda g: g.decide("pit", 0), "not the pit_trap phase")
     game.place(-1, 0, 0)
     expect_refused(game, lambda g: g.place(0, -1, 0), "not the place phase.*to occupy")
     game.occupy(None)
@@ -207,9 +207,15 @@ def test_bad_retake_is_refused() -> None:
     """Another seat's pawn, an own hut, an empty tile, a wrong zone: refused."""
     game = shaman_game()
     for call in ((1, 0, 2), (-1, 0, 8), (5, 5, 0), (0, 1, 3)):
-        expect_refused(game, lambda g, c=call: g.retake(*c), r"retake\(.*no pawn there.*legal: \[\(0, 1, 0\)\]")
+        expect_refused(
+            game,
+            lambda g, c=call: g.decide("retake", *c),
+            r"^decide\('retake', .*no pawn there to retake; legal: \[\(0, 1, 0\)\]",
+        )
     for call, name in (((0, None, None), "y"), ((0.0, 1, 0), "x"), ((0, 1, 0.0), "local_zone"), ((0, True), "y")):
-        expect_refused(game, lambda g, c=call: g.retake(*c), rf"^retake\(.*\): {name} must be an int, got ")
+        expect_refused(
+            game, lambda g, c=call: g.decide("retake", *c), rf"^decide\('retake', .*\): {name} must be an int, got "
+        )
 
 
 @pytest.mark.parametrize("player", [-1, 2, 5, "0", None, 1.0])
@@ -290,7 +296,7 @@ def test_record_round_trip(num_players: int, seed: int) -> None:
 def test_record_round_trip_with_a_shaman_retake() -> None:
     """Records carry retake decisions as ["retake", x, y, zone] and replay them."""
     game = shaman_game()
-    game.retake(0, 1, 0)
+    game.decide("retake", 0, 1, 0)
     game.occupy("pawn", 0)
     record = game.to_record()
     assert ["retake", 0, 1, 0] in record["decisions"]
@@ -303,7 +309,7 @@ def test_record_round_trip_with_a_pit_trap_choice() -> None:
     from tests.test_rules_sections import PIT_TRAP_FAR_DEER
 
     game = run(with_flags(PIT_TRAP_FAR_DEER, pit_trap_deer_choice="player_choice"))
-    game.choose_pit_trap(1)
+    game.decide("pit", 1)
     record = game.to_record()
     assert record["decisions"][-1] == ["pit", 1] and record["rules"]["pit_trap_deer_choice"] == "player_choice"
     assert Game.from_record(record).scores == [0, 5]

@@ -7,6 +7,7 @@ is refused with a ValueError and leaves the game exactly as it was."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 import subprocess
@@ -34,11 +35,11 @@ def test_retake_masks_overflow_on_large_boards(reach: int | None) -> None:
     assert game.phase == "retake"
     mask = game.action_mask()
     layout = game.layout
-    expected = {layout.encode(("retake", x, y)) for x, y, _ in game.legal_retakes()} | {layout.none}
+    expected = {layout.encode(("retake", x, y)) for x, y, _ in game.legal_choices("retake")} | {layout.none}
     assert set(np.flatnonzero(mask).tolist()) == expected
     assert layout.segment("retake")[1] > 2**15  # the indices really exceed int16
-    x, y, z = game.legal_retakes()[0]
-    game.retake(x, y, z)
+    x, y, z = game.legal_choices("retake")[0]
+    game.decide("retake", x, y, z)
     assert game.phase == "occupy"
 
 
@@ -63,7 +64,9 @@ def test_every_phase_masks_match_the_legal_moves_on_large_boards(reach: int | No
             legal = set(game.legal_actions())
             expected = {layout.encode(("place", *p)) for p in game.legal_placements()}
             expected |= {layout.encode(o) for o in game.legal_occupants()}
-            expected |= {layout.encode(("retake", x, y)) for x, y, _ in game.legal_retakes()}
+            for decision in game.rules.spec.decisions:  # the figures a declared decision takes back
+                if decision.operand == "cell":
+                    expected |= {layout.encode((decision.name, x, y)) for x, y, _ in game.legal_choices(decision.name)}
             if game.phase in ("occupy", "retake"):
                 expected.add(layout.none)
             assert legal == expected, (ruleset, game.phase)
@@ -292,14 +295,14 @@ def test_moves_given_as_floats_name_the_call_not_an_encoded_action() -> None:
         game.occupy(kind, float(zone))
     shaman = shaman_game()
     assert shaman.phase == "retake"
-    x, y, z = shaman.legal_retakes()[0]
+    x, y, z = shaman.legal_choices("retake")[0]
     before = copy.deepcopy(shaman.state.arrays())
     for args, name in (((float(x), y, z), "x"), ((x, y, float(z)), "local_zone"), ((x, "1", z), "y")):
-        with pytest.raises(ValueError, match=rf"^retake\(.*\): {name} must be an int") as err:
-            shaman.retake(*args)
+        with pytest.raises(ValueError, match=rf"^decide\('retake', .*\): {name} must be an int") as err:
+            shaman.decide("retake", *args)
         assert "action" not in str(err.value)
     _assert_same(before, shaman.state.arrays())
-    shaman.retake(x, y)  # local_zone may be left out
+    shaman.decide("retake", x, y)  # local_zone may be left out
     assert shaman.phase == "occupy"
 
 
@@ -415,7 +418,7 @@ def test_fuzz_bad_arguments_to_the_scripting_api_name_the_call(ruleset: str) -> 
         elif phase == "occupy":
             call, legal = game.occupy, list(game.legal_occupants())
         elif phase == "retake":
-            call, legal = game.retake, list(game.legal_retakes())
+            call, legal = functools.partial(game.decide, "retake"), list(game.legal_choices("retake"))
         else:
             call, legal = None, []
         for _ in range(3):
@@ -433,7 +436,8 @@ def test_fuzz_bad_arguments_to_the_scripting_api_name_the_call(ruleset: str) -> 
                 args[at] = float(args[at]) if rng.random() < 0.4 else JUNK[rng.integers(len(JUNK))]
                 if tuple(args) in legal or (phase == "retake" and at == 2 and args[2] is None):
                     continue  # still a legal move (an int that happens to be legal, retake's zone left out)
-                with pytest.raises(ValueError, match=rf"^{call.__name__}\(") as err:
+                name = "decide" if isinstance(call, functools.partial) else call.__name__
+                with pytest.raises(ValueError, match=rf"^{name}\(") as err:
                     call(*args)
                 assert "\n" not in str(err.value) and "an action must be" not in str(err.value), str(err.value)
             tried += 1

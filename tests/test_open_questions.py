@@ -81,7 +81,7 @@ def test_q8_trap_range_is_the_3x3_block() -> None:
 def test_q9_shaman_takes_own_pawns_only_and_is_optional() -> None:
     """Q9: own pawns of any role (here a hunter), never huts; skipped with no pawn on the board."""
     game = shaman_game()
-    assert game.legal_retakes() == [(0, 1, 0)]  # not seat 0's hut, not seat 1's hunter
+    assert game.legal_choices("retake") == [(0, 1, 0)]  # not seat 0's hut, not seat 1's hunter
     assert shaman_game(no_pawn=True).phase == "occupy"
 
 

@@ -240,7 +240,7 @@ def test_carcassonne_notation() -> None:
     with pytest.raises(ValueError, match="you can choose"):
         parse_move(game, "abbot 3")
     returning = carcassonne_occupy()
-    x, y, _ = returning.legal_retakes()[0]
+    x, y, _ = returning.legal_choices("retake")[0]
     action = parse_move(returning, f"retake {x} {y}")
     assert action == returning.layout.encode(("retake", x, y))
     assert describe_move(returning, action).startswith(

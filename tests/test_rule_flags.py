@@ -254,10 +254,10 @@ def test_pit_trap_deer_choice_maximize() -> None:
 def test_pit_trap_deer_choice_player_choice(eaten_in_range: int, score: int) -> None:
     """ "player_choice": the scorer chooses how many in-range deer the tiger eats (0 or 1 here)."""
     game = run(with_flags(PIT_TRAP_FAR_DEER, pit_trap_deer_choice="player_choice"))
-    assert (game.phase, game.current_player, game.legal_pit_trap_choices()) == ("pit_trap", 1, [0, 1])
+    assert (game.phase, game.current_player, game.legal_choices("pit")) == ("pit_trap", 1, [0, 1])
     with pytest.raises(ValueError, match="choose one of"):
-        game.choose_pit_trap(2)
-    game.choose_pit_trap(eaten_in_range)
+        game.decide("pit", 2)
+    game.decide("pit", eaten_in_range)
     assert game.is_over and game.scores == [0, score]
 
 
@@ -268,8 +268,8 @@ def test_pit_trap_choice_is_skipped_when_forced() -> None:
     game = run(with_flags(E12, pit_trap_deer_choice="player_choice"))
     assert game.is_over and game.scores == [1, 20]
     game = run(with_flags(E12, pit_trap_deer_choice="player_choice", auto_skip_forced_actions=False))
-    assert game.legal_pit_trap_choices() == [1]
-    game.choose_pit_trap(1)
+    assert game.legal_choices("pit") == [1]
+    game.decide("pit", 1)
     assert game.scores == [1, 20]
 
 

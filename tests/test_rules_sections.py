@@ -258,7 +258,7 @@ def test_r4_1_legal_placements_match_first_principles(seed: int) -> None:
             assert len(set(legal)) == len(legal)
             game.place(*legal[rng.integers(len(legal))])
         elif game.phase == "retake":
-            game.retake(None)
+            game.decide("retake", None)
         else:
             game.occupy(None)
 
@@ -459,11 +459,11 @@ def test_r7_1_shaman_retake_is_a_decision_over_own_pawns() -> None:
     seat 1's hunter); the pawn is free again and its meadow can be re-occupied through 88."""
     game = shaman_game()
     assert game.phase == "retake"
-    assert game.legal_retakes() == [(0, 1, 0)]
+    assert game.legal_choices("retake") == [(0, 1, 0)]
     for wrong in ((1, 0, 2), (-1, 0, 8)):
         with pytest.raises(ValueError, match="no pawn there"):
-            game.retake(*wrong)
-    game.retake(0, 1, 0)
+            game.decide("retake", *wrong)
+    game.decide("retake", 0, 1, 0)
     assert game.supply(0) == (5, 2)
     assert ("pawn", 0) in game.legal_occupants()  # the shaman meadow joins the emptied meadow
     game.occupy("pawn", 0)
@@ -474,7 +474,7 @@ def test_r7_1_shaman_retake_is_a_decision_over_own_pawns() -> None:
 def test_r7_1_shaman_retake_none_keeps_the_pawn() -> None:
     """R7.1: the retake is optional; the meadow then still holds the hunter (R5.4)."""
     game = shaman_game()
-    game.retake(None)
+    game.decide("retake", None)
     assert game.supply(0) == (4, 2)
     assert ("pawn", 0) not in game.legal_occupants() and ("pawn", 1) in game.legal_occupants()
     game.occupy(None)
@@ -484,7 +484,7 @@ def test_r7_1_shaman_retake_none_keeps_the_pawn() -> None:
 def test_r7_19_shaman_retrieved_hunter_is_not_scored() -> None:
     """R7.19: a hunter taken back by the shaman is not scored at the end."""
     game = shaman_game()
-    game.retake(0, 1, 0)
+    game.decide("retake", 0, 1, 0)
     game.occupy(None)
     assert game.scores == [2, 1]  # the hut's 2 fish only
 
@@ -492,7 +492,7 @@ def test_r7_19_shaman_retrieved_hunter_is_not_scored() -> None:
 def test_r7_1_no_retake_without_a_pawn_on_the_board() -> None:
     """Q9 / R3.7: seat 0 has only a hut on the board: no retake phase, straight to occupy."""
     game = shaman_game(no_pawn=True)
-    assert game.phase == "occupy" and game.legal_retakes() == []
+    assert game.phase == "occupy" and game.legal_choices("retake") == []
 
 
 LOGBOAT = Scenario(

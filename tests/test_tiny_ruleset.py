@@ -195,3 +195,28 @@ def test_an_extra_deck_brings_the_flags_the_engine_reads(toy: str) -> None:
     assert Rules(ruleset=toy, extra_turn_after_last_tile=False).extra_turn_after_last_tile is False
     assert ruleset_module.get_ruleset("hg2002").flags["extra_turn_after_last_tile"].doc.startswith("K11")
     assert "extra_turn_after_last_tile" not in Rules.flags_of("carcassonne")
+
+
+def test_its_decision_is_taken_by_name_through_game(toy: str) -> None:
+    """``Game.decide`` / ``Game.legal_choices`` take and list any declared decision by its name, with clear errors."""
+    game = Game(2, seed=1, ruleset=toy)
+    assert game.legal_choices("stash") == []  # asked in the occupy phase only
+    with pytest.raises(ValueError, match=r"^decide\('stash', 1\): not the occupy phase"):
+        game.decide("stash", 1)
+    game.step(game.legal_actions()[0])
+    assert game.legal_choices("stash") == [1]
+    with pytest.raises(ValueError, match=r"^decide\('stash', 0\): choose one of \[1\]"):
+        game.decide("stash", 0)
+    with pytest.raises(ValueError, match="stash cannot be declined here"):
+        game.decide("stash", None)
+    with pytest.raises(ValueError, match=r"toy declares no decision 'retake'; its decisions: \['stash'\]"):
+        game.legal_choices("retake")
+    seat = game.current_player
+    game.decide("stash", 1)
+    assert game.state.stash[0, seat] == 1 and game.decisions()[-1] == ["stash", 1]
+
+
+def test_its_phases_are_its_own(toy: str) -> None:
+    """The toy declares no phase of its own: its observation has place, occupy and over, none of 2020's."""
+    observer = Observer(ruleset_module.get_ruleset(toy))
+    assert [f for f in observer.info_fields if f.startswith("phase_")] == ["phase_place", "phase_occupy", "phase_over"]

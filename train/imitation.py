@@ -36,7 +36,7 @@ from hg_env.core import engine, search
 from hg_env.core.actions import sample_uniform
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
-from hg_env.core.state import OVER, PHASE_NAMES
+from hg_env.core.state import OVER
 from hg_env.progress import progress_bar
 from hg_env.train.config import ImitationConfig
 
@@ -190,7 +190,9 @@ def imitate_greedy(
         returns = torch.from_numpy(chunk["returns"])
         phases = torch.from_numpy(chunk["phases"])
         sums = np.zeros(3)  # policy loss, value loss, samples
-        agree = np.zeros((2, len(PHASE_NAMES)))  # per phase: top move among the teacher's best, decisions
+        agree = np.zeros(
+            (2, max(rules.spec.phases) + 1)
+        )  # per phase code: top move among the teacher's best, decisions
         for pass_number in range(config.passes):
             for idx in torch.randperm(len(obs), generator=order_rng).split(config.batch_size):
                 logits, values = net(obs[idx])
@@ -214,7 +216,7 @@ def imitate_greedy(
             "imitation/value_loss": sums[1] / sums[2],
             "imitation/agreement": agree[0].sum() / agree[1].sum(),  # top move is one of the teacher's best
         }
-        for phase, name in enumerate(PHASE_NAMES):
+        for phase, name in rules.spec.phases.items():
             if agree[1, phase]:
                 metrics[f"imitation/agreement_{name}"] = agree[0, phase] / agree[1, phase]
         bar.update(min(done, config.decisions) - bar.n)  # the last chunk may overshoot the total

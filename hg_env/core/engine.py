@@ -44,7 +44,6 @@ from hg_env.core.scoring import majority
 from hg_env.core.state import (
     OCCUPY,
     OVER,
-    PHASE_NAMES,
     PLACE,
     State,
     deal_decks,
@@ -296,7 +295,7 @@ def _by_phase(state: State, actions: np.ndarray) -> dict[int, np.ndarray]:
         return {int(state.phase[0]): np.zeros(1, dtype=np.intp)} if actions[0] >= 0 else {}
     games = (actions >= 0).nonzero()[0]
     phase = state.phase[games]
-    return {int(p): games[phase == p] for p in np.bincount(phase, minlength=len(PHASE_NAMES)).nonzero()[0]}
+    return {int(p): games[phase == p] for p in np.bincount(phase).nonzero()[0]}
 
 
 @cache
@@ -431,7 +430,7 @@ def illegal_message(state: State, actions: np.ndarray, games: np.ndarray) -> str
     layout = action_layout(state.rules)
     parts = []
     for i in games[:3]:
-        a, phase = int(actions[i]), PHASE_NAMES[state.phase[i]]
+        a, phase = int(actions[i]), state.spec.phases[int(state.phase[i])]
         if 0 <= a < layout.size:
             move = f"{a} ({layout.describe(a, int(state.tile_to_place[i]))})"
         else:

@@ -20,7 +20,7 @@ Tile planes (painted on the cell of every placed tile)
     specials                the ruleset's special powers on the tile (hg2020: shaman, logboat,
                             hunting_trap, pit_trap, wildfire, raft; hg2002: shrine, fire)
     mammoth, aurochs, deer, tiger     live animals on the tile (Hunters & Gatherers)
-    {animal}_cancelled      animals cancelled by the hunting trap (hg2020, R7.10)
+    {animal}_cancelled      animals taken out of play (Ruleset.cancelled_array: hg2020's hunting trap, R7.10)
     {piece}_p0..p4          owner of the tile's occupant by relative seat, one block per
                             occupant kind (hg: pawn, hut; carcassonne: meeple, abbot)
     occupant_zone           local zone id + 1 of that occupant (0 = none)
@@ -43,7 +43,8 @@ needed (one for the default board), zeros after its end:
     score_lo_p*, score_hi_p*  score = lo + 256 * hi, per relative seat
     {piece}s_p*               supplies per occupant kind;  seated_p*  1 for seats in the game
     acting_p*                 one-hot: the seat whose decision it is
-    phase_*                   one-hot place / retake / occupy / pit_trap / over
+    phase_*                   one-hot over the ruleset's phases (Ruleset.phases, or observed_phases):
+                              place / occupy / over and its declared decisions' own phases
     extra_turn, regular_left, {menhir|bonus}_left   (deck sizes, R1.5)
     the ruleset's own arrays  GameArray.info (hg2020: pit_lo, pit_hi, the pit-trap choice's range);
                               an array over the seats is shown per relative seat
@@ -61,7 +62,7 @@ from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN,
 from hg_env.core.arrays import nonzero
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OVER, PHASE_NAMES, PLACE, State
+from hg_env.core.state import OVER, PLACE, State
 from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_LAKE, Z_PATH
 
 SEATS = [f"p{k}" for k in range(MAX_PLAYERS)]
@@ -100,7 +101,7 @@ class Observer:
         )
         self.animals = bool(t.ZONE_ANIMALS.any())
         self.zone_starts = np.searchsorted(t.ZONE_TILE, np.arange(t.num_tiles))  # zones are sorted by tile
-        self.cancelled = "hunting_trap" in spec.powers
+        self.cancelled = spec.cancelled_array  # the ruleset's array of cancelled animals, if it has one
         self.tile_channels = (
             (list(ANIMALS) if self.animals else [])
             + ([f"{a}_cancelled" for a in ANIMALS] if self.cancelled else [])
@@ -112,6 +113,10 @@ class Observer:
         self.board_channels = self.static_channels + self.tile_channels + self.decision_channels
         extra = [f"{spec.extra_deck}_left"] if spec.extra_deck else []
         self.info_arrays = [array for array in spec.arrays if array.info]
+        phase_names = spec.observed_phases or tuple(spec.phases.values())
+        # [phase code] its field among the phase_* fields (codes a ruleset lacks: never read)
+        self.phase_position = [phase_names.index(spec.phases.get(code, "over")) for code in range(max(spec.phases) + 1)]
+        self.phase_table = np.array(self.phase_position, dtype=np.intp)
         # The axis of each shown array that runs over the seats (GameArray shape "seats"), or None: those
         # are shown from the observer's seat, as the scores and supplies are.
         self.seat_axis = [array.shape.index("seats") if "seats" in array.shape else None for array in self.info_arrays]
@@ -121,13 +126,14 @@ class Observer:
             + [f"{name}s_{p}" for name in self.occupant_names for p in SEATS]
             + [f"seated_{p}" for p in SEATS]
             + [f"acting_{p}" for p in SEATS]
-            + [f"phase_{name}" for name in PHASE_NAMES]
+            + [f"phase_{name}" for name in phase_names]
             + ["extra_turn", "regular_left", *extra]
             + [name for array in self.info_arrays for name in array.info]  # the ruleset's own arrays
             + [f"to_place_t{i}" for i in range(t.num_tiles)]
             + [f"unseen_t{i}" for i in range(t.num_tiles)]
         )
         self.info = {name: i for i, name in enumerate(self.info_fields)}
+        self.phase_count = len(phase_names)
         self.tc = {name: i for i, name in enumerate(self.tile_channels)}
         self.static = self._static_table(contents)
         # [piece] block of the occupant one-hots (pawn_p*, hut_p*, ...); -1 for pieces not shown
@@ -267,8 +273,9 @@ class Observer:
         if self.animals:
             animals = slice(tc["mammoth"], tc["tiger"] + 1)
             feats[:, animals] = tiles.PRINTED_ANIMALS[ti]
-            if self.cancelled and np.count_nonzero(state.tile_cell[g, tiles.SPECIAL_TILE["hunting_trap"]] >= 0):
-                cancelled = np.add.reduceat(state.cancelled[g], self.zone_starts, axis=1)[gi, ti]  # [K, 4]
+            canceller = tiles.SPECIAL_TILE[self.spec.cancel_power] if self.cancelled else None
+            if canceller is not None and np.count_nonzero(state.tile_cell[g, canceller] >= 0):  # none before it
+                cancelled = np.add.reduceat(state.ruleset_arrays[self.cancelled][g], self.zone_starts, axis=1)[gi, ti]
                 feats[:, animals] -= cancelled.astype(np.uint8)
                 feats[:, tc["mammoth_cancelled"] : tc["tiger_cancelled"] + 1] = cancelled
         seat = state.occupant_seat[game, ti]
@@ -307,11 +314,11 @@ class Observer:
             if fire is not None:  # R7.17 / S2: tigers eat no deer in the fire's meadow
                 eaten[area_roots == fire[:, None]] = 0
             value[:, :z] -= spec.points.deer * eaten
-        if "raft" in spec.powers:
+        if spec.pool_power:
             system_roots = roots["system"]
-            raft = _special_root(state, g, system_roots, "raft")
-            if raft is not None:  # R7.18: the raft's system scores its lakes too
-                value[:, z:-1] += np.where(system_roots == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
+            pool = _special_root(state, g, system_roots, spec.pool_power)
+            if pool is not None:  # its path system scores its pools too (2020's raft, R7.18)
+                value[:, z:-1] += np.where(system_roots == pool[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
         spec.observe_areas(state, g, area_roots, sums[:, :z])  # the ruleset's own values (Carcassonne fields)
         # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
         slots = self.zone_slots[ti]  # [K, slot, type] rows of the stacked table
@@ -341,7 +348,7 @@ class Observer:
         info[:, at["seated_p0"] : at["acting_p0"]] = num_players[:, None] > _SEAT_IDS
         phase = state.phase[g]
         info[rows, at["acting_p0"] + (state.current[g] - seats) % num_players] = phase != OVER  # no one acts once over
-        info[rows, at["phase_" + PHASE_NAMES[0]] + phase] = 1
+        info[rows, at["phase_place"] + self.phase_table[phase]] = 1
         info[:, at["extra_turn"]] = state.extra_turn[g]
         info[:, at["regular_left"]] = state.regular_len[g] - state.regular_next[g]
         if self.spec.extra_deck:
@@ -369,7 +376,7 @@ class Observer:
             [x & 255 for x in score]
             + [x >> 8 for x in score]
             + [supply[k][piece] for piece in self.pieces for k in order]
-            + _seat_and_phase_fields(num_players, acting, phase)
+            + _seat_and_phase_fields(num_players, acting, phase, self.phase_position[phase], self.phase_count)
             + [int(state.extra_turn[game]), int(state.regular_len[game] - state.regular_next[game])]
         )
         if self.spec.extra_deck:
@@ -446,12 +453,13 @@ def decode_board(obs: np.ndarray, reach: int = 12, ruleset: str = DEFAULT_RULESE
 
 
 @cache
-def _seat_and_phase_fields(num_players: int, acting: int, phase: int) -> list[int]:
-    """The info fields seated_p*, acting_p* and phase_* of one game (``_fill_info_one``)."""
+def _seat_and_phase_fields(num_players: int, acting: int, phase: int, position: int, phases: int) -> list[int]:
+    """The info fields seated_p*, acting_p* and phase_* of one game (``_fill_info_one``): the phase's field is
+    ``position`` of ``phases``."""
     return (
         [int(num_players > k) for k in range(MAX_PLAYERS)]
         + [int(k == acting and phase != OVER) for k in range(MAX_PLAYERS)]  # no one acts once over
-        + [int(k == phase) for k in range(len(PHASE_NAMES))]
+        + [int(k == position) for k in range(phases)]
     )
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from hg_env.core import hooks
 from hg_env.core.areas import AreaTables
+from hg_env.core.phases import OCCUPY, OVER, PLACE, SHARED_PHASES
 from hg_env.core.scoring import Points
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.tiles import CatalogueFile, TileSet, Vocabulary, load_catalogue
@@ -112,7 +113,7 @@ class Decision:
     (its own phase, or the occupy phase beside the occupants)."""
 
     name: str  # as decision tuples and records call it: ("retake", x, y), ("pit", k)
-    phase: int  # the phase (hg_env.core.state) it is asked in
+    phase: int  # the phase it is asked in: OCCUPY (beside the occupants) or a code of its own (hg_env.core.phases)
     # "cell": a figure on the board named by its cell (a tile holds one), decoded as (x, y), recorded with its
     # zone; "count": a number 0..width-1
     operand: str
@@ -123,6 +124,7 @@ class Decision:
     noun: str = ""  # what its operand names (the figure a retake takes back), for error messages
     offers_none: bool = False  # in its own phase, "none" (decline) is legal too
     same_tile: bool = False  # asked of the placer before its tile is done: a search looks on through it
+    phase_name: str = ""  # its own phase's name (Game.phase, the observation's phase_<name>); "" = its name
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,7 +158,15 @@ class Ruleset:
     zone_channels: dict[str, int] = field(default_factory=dict)
     observed_areas: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
     fire_power: str | None = None  # the special power whose meadow's tigers eat no deer
+    pool_power: str | None = None  # the special power whose path system scores its pools too (2020: raft, R7.18)
+    # Animals taken out of play: its GameArray [zones, 4] counting them (shown as the {animal}_cancelled tile
+    # channels, taken off the live ones), and the special power that cancels them (none before its tile is placed).
+    cancelled_array: str | None = None
+    cancel_power: str | None = None
     arrays: tuple[GameArray, ...] = ()  # its own per-game arrays (State.ruleset_arrays)
+    # The observation's phase fields when a released env keeps others than its phases (names in order); empty:
+    # its phases (``phases``), in code order.
+    observed_phases: tuple[str, ...] = ()
     # Rule functions with a default (signatures and defaults: hg_env.core.hooks); the engine calls each.
     pieces_for: hooks.PiecesFor = hooks.printed_pieces
     after_place: hooks.AfterPlace = hooks.place_only
@@ -174,6 +184,23 @@ class Ruleset:
     def __post_init__(self) -> None:
         if self.extra_deck:  # the engine reads these flags in a game with an extra deck (EXTRA_DECK_FLAGS)
             object.__setattr__(self, "flags", {**EXTRA_DECK_FLAGS, **self.flags})
+        names = list(self.phases.values())
+        if len(set(names)) != len(names) or not set(names) <= set(self.observed_phases or names):
+            raise ValueError(f"ruleset {self.name!r}: its phases {names} must have distinct names, all observed")
+
+    @cached_property
+    def phases(self) -> dict[int, str]:
+        """{phase code: name} of every phase of its games, in code order: place, occupy and over, and the
+        own phases of its declared decisions (hg_env.core.phases)."""
+        own = {}
+        for decision in self.decisions:
+            if decision.phase in (PLACE, OVER):
+                raise ValueError(f"decision {decision.name!r}: its phase must be OCCUPY or one of its own")
+            if decision.phase != OCCUPY:
+                name = decision.phase_name or decision.name
+                if own.setdefault(decision.phase, name) != name:
+                    raise ValueError(f"phase {decision.phase} has two names: {own[decision.phase]!r}, {name!r}")
+        return dict(sorted({**SHARED_PHASES, **own}.items()))
 
     @cached_property
     def tiles(self) -> TileSet:

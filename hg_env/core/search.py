@@ -284,9 +284,9 @@ def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     sums = state.system.sum_rows(g, z)
     counts = sums[:, COUNTS:WORTH].astype(np.float64)
     value = state.spec.points.system_fish * counts[:, C_FISH]
-    if "raft" in state.spec.powers:
-        raft = z == special_root(state, state.system, "raft")[g]
-        value = value + np.where(raft, counts[:, C_LAKES], 0.0)
+    if state.spec.pool_power:  # its path system scores its pools too (2020's raft)
+        pool = z == special_root(state, state.system, state.spec.pool_power)[g]
+        value = value + np.where(pool, counts[:, C_LAKES], 0.0)
     return value + SYSTEM_GROWTH * sums[:, OPEN] * left / regular_deck_size(state)
 
 

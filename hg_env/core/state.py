@@ -9,16 +9,10 @@ from functools import cache
 import numpy as np
 
 from hg_env.core.areas import Partition
+from hg_env.core.phases import OCCUPY, OVER, PLACE, SHARED_PHASES  # noqa: F401  (re-exported)
 from hg_env.core.rules import Board, Rules
 from hg_env.core.ruleset import ABBOT, HUT, NUM_PIECES, PAWN, Ruleset  # noqa: F401  (piece ids, re-exported)
 from hg_env.core.seats import MAX_PLAYERS, MIN_PLAYERS
-
-# Phases: the decision a game waits for (R3.7). OVER: final scores are in. The universal turn has
-# place and occupy; the other names are the phases of decisions a ruleset declares (Ruleset.decisions:
-# 2020's retake and pit_trap), numbered here once for every ruleset because each released env's
-# observation carries one phase field per name (``phase_*``), in this order.
-PLACE, OCCUPY, OVER = 0, 2, 4
-PHASE_NAMES = ("place", "retake", "occupy", "pit_trap", "over")
 
 
 @dataclass
@@ -29,7 +23,7 @@ class State:
 
     rules: Rules
     num_players: np.ndarray  # [B] int8 players in the game (2-5)
-    phase: np.ndarray  # [B] int8 index into PHASE_NAMES
+    phase: np.ndarray  # [B] int8 the phase's code (PLACE, OCCUPY, OVER or a declared one: Ruleset.phases)
     current: np.ndarray  # [B] int8 seat whose decision it is
     tile_to_place: np.ndarray  # [B] int8 drawn tile, -1 when none
     extra_turn: np.ndarray  # [B] bool the current turn is an extra-tile turn (menhir / bonus tile, R3.3)

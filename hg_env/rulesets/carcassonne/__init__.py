@@ -116,6 +116,9 @@ RULESET = Ruleset(
         ("road", "area", (Z_PATH,)),
         ("cloister", "area", (Z_MONASTERY, Z_GARDEN)),
     ),
+    # carcassonne_v0's phase fields as released: 2020's retake and pit_trap too, never set here, so
+    # that its trained model (hg_env/arena/models) still reads its observations. A v1 env would drop them.
+    observed_phases=("place", "retake", "occupy", "pit_trap", "over"),
     occupant_table=occupant_table,
     pieces_for=pieces_for,
     score_turn=features.score_turn,

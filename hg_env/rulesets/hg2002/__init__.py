@@ -56,6 +56,9 @@ RULESET = Ruleset(
     contents=(("fish", "fish"), ("lakes", "lakes"), ("gold", "trigger"), ("mushrooms", "bonus")),
     observed_areas=hg.OBSERVED_AREAS,
     fire_power="fire",
+    # hunters_gatherers_classic_v0's phase fields as released: 2020's retake and pit_trap too, never set here, so
+    # that its trained model (hg_env/arena/models) still reads its observations. A v1 env would drop them.
+    observed_phases=("place", "retake", "occupy", "pit_trap", "over"),
     occupant_table=hg.occupant_table,
     final_scoring=hg.final_scoring,
     estimate_areas=hg.estimate_areas,

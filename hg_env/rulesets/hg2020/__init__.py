@@ -58,6 +58,9 @@ RULESET = Ruleset(
     contents=(("fish", "fish"), ("lakes", "lakes"), ("menhirs", "trigger"), ("mushrooms", "bonus")),
     observed_areas=hg.OBSERVED_AREAS,
     fire_power="wildfire",
+    pool_power="raft",
+    cancelled_array="cancelled",
+    cancel_power="hunting_trap",
     arrays=(
         GameArray("cancelled", ("zones", 4)),  # [Z, 4] animals of each zone cancelled by the hunting trap (R7.10)
         GameArray("pit_range", (2,), info=("pit_lo", "pit_hi")),  # the pit-trap choice's lowest and highest (R7.15)

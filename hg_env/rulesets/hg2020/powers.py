@@ -20,12 +20,14 @@ from hg_env.core.engine import (
 )
 from hg_env.core.ruleset import PAWN, Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
-from hg_env.core.state import PHASE_NAMES, State
+from hg_env.core.state import State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
 from hg_env.rulesets.hunters_gatherers import live_animals, meadow_zones_near, pit_stats
 
 IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
-RETAKE, PIT_TRAP = PHASE_NAMES.index("retake"), PHASE_NAMES.index("pit_trap")  # the phases of its decisions
+# The phases of its decisions (hg_env.core.phases): the retake between place and occupy, the pit-trap choice
+# before the end; these codes order the hunters_gatherers_v0 observation's phase fields.
+RETAKE, PIT_TRAP = 1, 3
 
 
 # ---------------------------------------------------------------- the powers' formulas (R7)
@@ -216,4 +218,5 @@ PIT_DECISION = Decision(
     options=pit_options,
     apply=pit_choice,
     describe=lambda d: f"pit trap: eat {d[1]} deer in range",
+    phase_name="pit_trap",
 )
