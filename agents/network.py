@@ -65,7 +65,7 @@ from hg_env.core.observation import AREA_FEATURES, Observer, channel_scale, obse
 from hg_env.core.rules import board_geometry
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.search import ESTIMATE_FEATURES
-from hg_env.core.tiles import MAX_LOCAL_ZONES, Z_LAKE, Z_PATH
+from hg_env.core.tiles import MAX_LOCAL_ZONES, Z_PATH, Z_POOL
 
 STENCIL = 5  # a cell and its 4 edge neighbours
 ACTION_KINDS = ("place", "pawn", "hut", "retake", "pit", "none")  # rows of BoardNet.lookahead_weight
@@ -108,7 +108,7 @@ def zone_table(ruleset: str = DEFAULT_RULESET) -> tuple[np.ndarray, np.ndarray]:
         row[types + 4 : types + 8] = t.ZONE_FISH[z] / 3, t.ZONE_BONUS[z], t.ZONE_TRIGGER[z] > 0, t.ZONE_SEGMENTS[z] / 4
         if t.ZONE_SPECIAL[z]:
             row[types + 7 + t.ZONE_SPECIAL[z]] = 1
-        row[-1] = spec.has_systems and kind in (Z_PATH, Z_LAKE)
+        row[-1] = spec.has_systems and kind in (Z_PATH, Z_POOL)
         group[tile * MAX_LOCAL_ZONES + local] = type_to_group.get(kind, len(obs.area_types))
     return features, group
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hg_env.core.ruleset import HUT
+from hg_env.core.ruleset import SYSTEM_PIECE
 from hg_env.core.state import State
 
 DATA = Path(__file__).resolve().parent.parent / "hg_env" / "data"
@@ -140,7 +140,7 @@ def _summarise(state, game, partition, comp, open_segments, occupant) -> dict:
     for key in comp:
         if key in occupant:
             seat, kind = occupant[key]
-            if (kind != HUT) == (partition == "area"):
+            if (kind != SYSTEM_PIECE) == (partition == "area"):
                 seats[seat] += 1
     return {
         "zones": comp,

@@ -147,7 +147,7 @@ def _expected_area_planes(game: Game, seat: int) -> dict[tuple[int, str], np.nda
     catalogue = game.rules.spec.tiles
     for tile, x, y, _ in game.placed_tiles():
         zones = catalogue.TILE_ZONE[tile]
-        cloister = [z for z in zones[zones >= 0] if catalogue.ZONE_TYPE[z] in (4, 5)]  # Z_MONASTERY, Z_GARDEN
+        cloister = [z for z in zones[zones >= 0] if catalogue.ZONE_TYPE[z] in (4, 5)]  # Z_BLOCK_A, Z_BLOCK_B
         if not cloister:
             continue
         count = sum((x + dx, y + dy) in placed for dx, dy in BLOCK)

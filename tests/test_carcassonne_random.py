@@ -20,7 +20,7 @@ import pytest
 from hg_env.core import engine
 from hg_env.core.actions import action_layout
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import ABBOT, PAWN
+from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE
 from hg_env.core.state import OCCUPY, OVER, PLACE, State
 from tests.invariants import (
     check_areas,
@@ -129,8 +129,8 @@ def legal_deployments(state: State, game: int) -> tuple[set, set]:
     tile = int(state.board_tile[game, cell])
     where = area_of(areas(state, game)["area"])
     held = figures(state, game)
-    meeples = state.supply[game, seat, PAWN] > 0
-    abbot = rules.abbot and state.supply[game, seat, ABBOT] > 0
+    meeples = state.supply[game, seat, AREA_PIECE] > 0
+    abbot = rules.abbot and state.supply[game, seat, SPECIAL_PIECE] > 0
     out = set()
     for z in catalogue(RULESET)[tile]["zones"]:
         kind, local = z["type"], z["zone"]
@@ -144,7 +144,7 @@ def legal_deployments(state: State, game: int) -> tuple[set, set]:
     xy = {v[0]: k for k, v in placed.items()}
     recall = set()
     for (t, _local), (owner, piece) in held.items():
-        if owner == seat and piece == ABBOT and _block_count(placed, *xy[t]) < 9:
+        if owner == seat and piece == SPECIAL_PIECE and _block_count(placed, *xy[t]) < 9:
             recall.add(state.board.cell(*xy[t]))
     return out, recall
 
@@ -209,11 +209,11 @@ class Scorer:
     def _deploy(self, decision: tuple) -> None:
         tile = self._last_tile()[0]
         if decision[0] in ("meeple", "abbot"):
-            self.held[(tile, decision[1])] = (self.seat, PAWN if decision[0] == "meeple" else ABBOT)
+            self.held[(tile, decision[1])] = (self.seat, AREA_PIECE if decision[0] == "meeple" else SPECIAL_PIECE)
         elif decision[0] == "retake":  # A1.5: the abbot back, 1 + neighbours at once
             at = self.placed[(decision[1], decision[2])][0]
             [key] = [k for k in self.held if k[0] == at]
-            assert self.held.pop(key) == (self.seat, ABBOT)
+            assert self.held.pop(key) == (self.seat, SPECIAL_PIECE)
             self.points[self.seat] += _block_count(self.placed, decision[1], decision[2])
 
     def _majority(self, zones: set, value: int) -> None:

@@ -78,7 +78,7 @@ def test_zone_counts() -> None:
     assert kinds == {"meadow": 196, "forest": 81, "river": 102, "lake": 29}
     assert Counter(z["forest_kind"] for _, z in zones_of("forest")) == {"menhir": 31, "mushrooms": 2, "plain": 48}
     assert T.num_zones == 408
-    assert Counter(T.ZONE_TYPE.tolist()) == {C.Z_LAND: 196, C.Z_ENCLOSURE: 81, C.Z_PATH: 102, C.Z_LAKE: 29}
+    assert Counter(T.ZONE_TYPE.tolist()) == {C.Z_LAND: 196, C.Z_ENCLOSURE: 81, C.Z_PATH: 102, C.Z_POOL: 29}
 
 
 def test_menhir_and_mushroom_forests() -> None:

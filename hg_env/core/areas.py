@@ -51,9 +51,9 @@ from hg_env.core.tiles import (
     TIGER,
     TILE_WORDS,
     Z_ENCLOSURE,
-    Z_LAKE,
     Z_LAND,
     Z_PATH,
+    Z_POOL,
     TileSet,
 )
 
@@ -474,9 +474,9 @@ class AreaTables:
     @cached_property
     def system_template(self) -> Partition:
         t, part = self.tiles, self._singletons()
-        water = (t.ZONE_TYPE == Z_PATH) | (t.ZONE_TYPE == Z_LAKE)
+        water = (t.ZONE_TYPE == Z_PATH) | (t.ZONE_TYPE == Z_POOL)
         part.counts[0, water, C_FISH] = t.ZONE_FISH[water]
-        part.counts[0, t.ZONE_TYPE == Z_LAKE, C_LAKES] = 1
+        part.counts[0, t.ZONE_TYPE == Z_POOL, C_LAKES] = 1
         for river in np.flatnonzero(t.RIVER_LAKE >= 0):  # a river->lake link has no side segment: a + b, no -2
             lake = t.RIVER_LAKE[river]
             part.parent[0, river] = lake

@@ -39,7 +39,7 @@ from hg_env.core.actions import ActionLayout, action_layout, pick_rows, sample_r
 from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILE_BITS, TILES, tile_members
 from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import HUT, Decision, Ruleset
+from hg_env.core.ruleset import SYSTEM_PIECE, Decision, Ruleset
 from hg_env.core.scoring import majority
 from hg_env.core.state import (
     OCCUPY,
@@ -50,7 +50,7 @@ from hg_env.core.state import (
     empty_state,
     player_counts,
 )
-from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_ENCLOSURE, Z_LAKE, Z_PATH
+from hg_env.core.tiles import ANIMALS, C_BONUS, C_FISH, C_TRIGGER, MAX_LOCAL_ZONES, Z_ENCLOSURE, Z_PATH, Z_POOL
 
 _EARLIER = np.tril(np.ones((MAX_LOCAL_ZONES, MAX_LOCAL_ZONES), dtype=bool), -1)  # [j, k]: k < j
 _ROW_ZERO = np.zeros(1, dtype=np.int64)  # the one game of a single-game state (read-only use)
@@ -843,7 +843,7 @@ def remove_figures(state: State, g: np.ndarray, tile: np.ndarray) -> None:
     seat = state.occupant_seat[g, tile]
     kind = state.occupant_kind[g, tile]
     zone = state.spec.tiles.TILE_ZONE[tile, state.occupant_local[g, tile]]
-    hut = kind == HUT
+    hut = kind == SYSTEM_PIECE
     for sel, part in ((~hut, state.area), (hut, state.system)):
         if sel.any():
             np.add.at(part.occupants, (g[sel], part.find(g[sel], zone[sel]), seat[sel]), -1)
@@ -858,7 +858,7 @@ def occupied_roots(state: State, g: np.ndarray, huts: bool) -> tuple[np.ndarray,
     """(position in g, root) of the areas holding a figure in games g (or, with ``huts``, the river
     systems holding a hut), each once, ordered by game and root: found from the figures, not the zones."""
     kind = state.occupant_kind[g]
-    rows, t = nonzero((state.occupant_seat[g] >= 0) & ((kind == HUT) if huts else (kind != HUT)))
+    rows, t = nonzero((state.occupant_seat[g] >= 0) & ((kind == SYSTEM_PIECE) if huts else (kind != SYSTEM_PIECE)))
     if not len(rows):
         return rows, t
     part, num_zones = (state.system if huts else state.area), state.spec.tiles.num_zones
@@ -871,7 +871,7 @@ def special_root(state: State, g: np.ndarray, power: str) -> np.ndarray:
     """Area (or system, for lakes) root of a special power's zone; -1 if its tile is not placed."""
     tiles = state.spec.tiles
     zone = tiles.SPECIAL_ZONE[power]
-    part = state.system if tiles.ZONE_TYPE[zone] == Z_LAKE else state.area  # a lake's power acts on its river system
+    part = state.system if tiles.ZONE_TYPE[zone] == Z_POOL else state.area  # a lake's power acts on its river system
     placed = state.tile_cell[g, tiles.ZONE_TILE[zone]] >= 0
     return np.where(placed, part.find(g, np.full(len(g), zone)), -1)
 
@@ -940,7 +940,7 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
         tile_ids = set() if state.events is None else set(np.flatnonzero(members[i]).tolist())
         trigger_areas.setdefault(int(rows[i]), []).append(tile_ids)
     # R6.4: every pawn of a scored area returns, majority and minority alike.
-    pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != HUT)
+    pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != SYSTEM_PIECE)
     pi, pt = nonzero(pawn)
     zone = tiles.TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
     inside = state.area.find(sg[pi], zone) == root[pi]
@@ -984,7 +984,7 @@ def _score_closed_one(state: State, game: int) -> list[set[int]]:
             state.occupant_kind[game, members],
             state.occupant_local[game, members],
         )
-        pawn = ((seat >= 0) & (kind != HUT)).nonzero()[0]
+        pawn = ((seat >= 0) & (kind != SYSTEM_PIECE)).nonzero()[0]
         if len(pawn):
             pt = np.asarray(members)[pawn]
             inside = area.parent[game, tiles.TILE_ZONE[pt, local[pawn]]] == root

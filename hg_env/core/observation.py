@@ -63,7 +63,7 @@ from hg_env.core.arrays import nonzero
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER, PLACE, State
-from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_LAKE, Z_PATH
+from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_PATH, Z_POOL
 
 SEATS = [f"p{k}" for k in range(MAX_PLAYERS)]
 AREA_FEATURES = ["open", "tiles", "value"] + [f"occ_{p}" for p in SEATS]
@@ -74,7 +74,7 @@ def _tile_contents(spec: Ruleset) -> dict[str, np.ndarray]:
     t = spec.tiles
     per_zone = {
         "fish": t.ZONE_FISH,
-        "lakes": t.ZONE_TYPE == Z_LAKE,
+        "lakes": t.ZONE_TYPE == Z_POOL,
         "trigger": t.ZONE_TRIGGER,
         "bonus": t.ZONE_BONUS,
         **{name: code == t.ZONE_TYPE for name, code in spec.zone_channels.items()},

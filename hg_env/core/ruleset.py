@@ -47,8 +47,10 @@ if TYPE_CHECKING:
 DEFAULT_RULESET = "hg2020"
 
 # Pieces: index into a seat's supply.
-PAWN, HUT, ABBOT = 0, 1, 2
-PIECE_NAMES = ("pawn", "hut", "abbot")
+# By role, each ruleset naming its own: AREA_PIECE stands in areas and counts in their majorities (pawn,
+# meeple), SYSTEM_PIECE on path systems (hut), SPECIAL_PIECE a second area piece the rules treat apart (abbot).
+AREA_PIECE, SYSTEM_PIECE, SPECIAL_PIECE = 0, 1, 2
+_OLD_PIECE_NAMES = {"PAWN": AREA_PIECE, "HUT": SYSTEM_PIECE, "ABBOT": SPECIAL_PIECE}  # render.py's, until its rewrite
 NUM_PIECES = 3
 
 
@@ -82,7 +84,7 @@ class OccupantKind:
     """A piece a player may put on the tile just placed, and the local zones it may name."""
 
     name: str  # as decisions and records call it: "pawn", "hut", "meeple", "abbot"
-    piece: int  # PAWN / HUT / ABBOT: the supply it comes from
+    piece: int  # AREA_PIECE / SYSTEM_PIECE / SPECIAL_PIECE: the supply it comes from
     slots: int  # local zones 0..slots-1 (the width of its action segment)
     partition: str  # "area" or "system": the partition whose occupants it counts in
 
@@ -352,9 +354,12 @@ def _forget() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """``RULESETS``: ``rulesets()``, found on first use (the rulesets import this module while it loads)."""
+    """``RULESETS``: ``rulesets()``, found on first use (the rulesets import this module while it loads);
+    the pieces' old names."""
     if name == "RULESETS":
         return rulesets()
+    if name in _OLD_PIECE_NAMES:  # hg_env/render.py imports these until its rewrite lands
+        return _OLD_PIECE_NAMES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

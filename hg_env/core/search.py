@@ -56,7 +56,7 @@ from hg_env.core.areas import (
     tile_sets,
 )
 from hg_env.core.arrays import nonzero, sorted_unique
-from hg_env.core.ruleset import PAWN
+from hg_env.core.ruleset import AREA_PIECE
 from hg_env.core.scoring import majority
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OCCUPY, OVER, State, deck_of, deck_tiles
@@ -65,9 +65,9 @@ from hg_env.core.tiles import (
     C_LAKES,
     ENCLOSURE,
     PATH,
+    Z_BLOCK_A,
+    Z_BLOCK_B,
     Z_ENCLOSURE,
-    Z_GARDEN,
-    Z_MONASTERY,
     Z_PATH,
     TileSet,
 )
@@ -296,12 +296,12 @@ def _returns_to_supply(state: State, g: np.ndarray, z: np.ndarray) -> np.ndarray
     tiles = state.spec.tiles
     kind = tiles.ZONE_TYPE[z]
     done = (state.area.sum_rows(g, z)[:, OPEN] == 0) & ((kind == Z_ENCLOSURE) | (kind == Z_PATH))
-    cloister = (kind == Z_MONASTERY) | (kind == Z_GARDEN)
+    cloister = (kind == Z_BLOCK_A) | (kind == Z_BLOCK_B)
     if cloister.any():
         gc, tc = g[cloister], tiles.ZONE_TILE[z[cloister]]
         block = state.board.block[state.tile_cell[gc, tc].astype(np.intp)]  # [n, 9]
         full = ((block >= 0) & (state.board_tile[gc[:, None], np.maximum(block, 0)] >= 0)).all(-1)
-        done[cloister] = full & (state.occupant_kind[gc, tc] == PAWN)  # an abbot is not valued in the supply
+        done[cloister] = full & (state.occupant_kind[gc, tc] == AREA_PIECE)  # an abbot is not valued in the supply
     return done
 
 
@@ -337,7 +337,7 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
             huts = state.system.sum_rows(g, z)[:, OCCUPANTS:]
             np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(huts))
 
-    est += PAWN_VALUE * state.supply[:, :, PAWN] * (frac * live)[:, None]
+    est += PAWN_VALUE * state.supply[:, :, AREA_PIECE] * (frac * live)[:, None]
     seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
     est = np.where(seated, est, 0.0)
     return est if rows is None else est[rows]
@@ -372,7 +372,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
         ga = g[in_area]
         root = state.area.find(ga, zone[in_area])
         closed = _returns_to_supply(state, ga, root)
-        pays = (piece_of[target[in_area]] == PAWN) & ~closed
+        pays = (piece_of[target[in_area]] == AREA_PIECE) & ~closed
         supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
         gain[in_area] = state.spec.estimate_areas(state, ga, root, left[in_area]) - supply
     if (~in_area).any():

@@ -11,7 +11,7 @@ import numpy as np
 from hg_env.core.areas import Partition
 from hg_env.core.phases import OCCUPY, OVER, PLACE, SHARED_PHASES  # noqa: F401  (re-exported)
 from hg_env.core.rules import Board, Rules
-from hg_env.core.ruleset import ABBOT, HUT, NUM_PIECES, PAWN, Ruleset  # noqa: F401  (piece ids, re-exported)
+from hg_env.core.ruleset import AREA_PIECE, NUM_PIECES, SPECIAL_PIECE, SYSTEM_PIECE, Ruleset  # noqa: F401  (piece ids, re-exported)
 from hg_env.core.seats import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -45,7 +45,7 @@ class State:
     system: Partition | None  # river systems, huts per seat (rulesets with huts)
     ruleset_arrays: dict[str, np.ndarray]  # the ruleset's own arrays by name ([B, ...]: Ruleset.arrays)
     occupant_seat: np.ndarray  # [B, T] int8 owner of the occupant on each tile, -1 none (R5.2)
-    occupant_kind: np.ndarray  # [B, T] int8 PAWN / HUT / ABBOT
+    occupant_kind: np.ndarray  # [B, T] int8 AREA_PIECE / SYSTEM_PIECE / SPECIAL_PIECE
     occupant_local: np.ndarray  # [B, T] int8 local zone it stands on
     supply: np.ndarray  # [B, 5, 3] int8 pawns, huts and abbots in each seat's supply
     score: np.ndarray  # [B, 5] int32 points per seat

@@ -26,9 +26,11 @@ Index conventions (shared by every ruleset)
 Zone types are roles shared by the rulesets (the names a ruleset prints are its own):
 ``Z_LAND`` scored at the end by majority (H&G meadow, Carcassonne field),
 ``Z_ENCLOSURE`` closable, splits nothing (forest, city), ``Z_PATH`` closable, runs
-through split sides (river, road), ``Z_LAKE`` (H&G lake), ``Z_MONASTERY`` and
-``Z_GARDEN`` (scored by their 3x3 block), ``Z_WATER`` (the Carcassonne river:
-splits fields, never scored or occupied).
+through split sides (river, road), ``Z_POOL`` an inner zone that ends its tile's paths and
+joins their system (H&G lake), ``Z_BLOCK_A`` and ``Z_BLOCK_B`` inner zones scored by their 3x3 block
+(Carcassonne monastery and garden: its occupant table says who stands on each), ``Z_DIVIDER`` a
+second path that splits the land and is never scored or occupied (the Carcassonne river). Each ruleset
+names its own (``Ruleset.area_names``; its modules import the roles under its names).
 """
 
 from __future__ import annotations
@@ -55,13 +57,13 @@ DIRECTION_OFFSETS = np.array([(0, -1), (1, 0), (0, 1), (-1, 0)], dtype=np.int64)
 # Side terrain codes (0 = empty position), named by role; each ruleset names its own terrains
 # (``Vocabulary.terrains``): LAND the open ground (H&G meadow, Carcassonne field), ENCLOSURE the land an
 # enclosed area shows (forest, city), PATH a side a path crosses, its banks on either hand (river, road),
-# WATER a second path that joins no path (the Carcassonne river).
-LAND, ENCLOSURE, PATH, WATER = 1, 2, 3, 4
+# DIVIDER a second path that joins no path (the Carcassonne river).
+LAND, ENCLOSURE, PATH, DIVIDER = 1, 2, 3, 4
 
 # Zone types (roles; see the module docstring): Z_LAND an area never completed, scored at the end
 # (meadow, field); Z_ENCLOSURE an area completed when enclosed (forest, city); Z_PATH an area between two
 # ends (river, road). ``Ruleset.area_names`` says what a game calls each.
-Z_LAND, Z_ENCLOSURE, Z_PATH, Z_LAKE, Z_MONASTERY, Z_GARDEN, Z_WATER = range(7)
+Z_LAND, Z_ENCLOSURE, Z_PATH, Z_POOL, Z_BLOCK_A, Z_BLOCK_B, Z_DIVIDER = range(7)
 NUM_ZONE_TYPES = 7
 
 # Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles), and the
@@ -102,7 +104,7 @@ class Vocabulary:
     """How a ruleset's catalogue file names things: side terrains, tile kinds, and a function
     reading one zone's facts. The specials listed here get an index (0 = none) in ``ZONE_SPECIAL``."""
 
-    terrains: dict[str, int]  # side terrain name -> LAND / ENCLOSURE / PATH / WATER
+    terrains: dict[str, int]  # side terrain name -> LAND / ENCLOSURE / PATH / DIVIDER
     kinds: dict[str, int]  # tile kind name -> KIND_*
     zone_facts: Callable[[dict], ZoneFacts]
     specials: tuple[str, ...] = ()
@@ -179,7 +181,7 @@ class TileSet:
                 for local in side["zones"]:
                     slots[(t["id"], local)] += 1
         self.ZONE_SEGMENTS = np.array([slots[(tid, z["zone"])] for tid, z in zone_rows], dtype=np.int16)
-        lakes = np.flatnonzero(self.ZONE_TYPE == Z_LAKE)
+        lakes = np.flatnonzero(self.ZONE_TYPE == Z_POOL)
         self.num_lakes = len(lakes)
         self.ZONE_LAKE_INDEX = np.full(nz, -1, dtype=np.int8)
         self.ZONE_LAKE_INDEX[lakes] = np.arange(len(lakes))
@@ -299,3 +301,10 @@ def _rotate_sides(printed: np.ndarray) -> np.ndarray:
     """[tile, side, ...] printed -> [tile, rot, dir, ...] as shown when rotated."""
     d = np.arange(4)
     return np.stack([printed[:, (d - r) % 4] for r in range(4)], axis=1)
+
+
+def __getattr__(name: str) -> int:
+    """``Z_WATER``: the old name of ``Z_DIVIDER`` that hg_env/render.py imports until its rewrite lands."""
+    if name == "Z_WATER":
+        return Z_DIVIDER
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

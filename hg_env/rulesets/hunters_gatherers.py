@@ -16,7 +16,9 @@ from hg_env.core.areas import ATTACHED_VALUE, COUNTS, TILES, WORTH
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import animal_dict, occupied_roots, remove_figures, special_root
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import HUT, PAWN, OccupantKind
+from hg_env.core.ruleset import AREA_PIECE as PAWN
+from hg_env.core.ruleset import SYSTEM_PIECE as HUT
+from hg_env.core.ruleset import OccupantKind
 from hg_env.core.scoring import (
     deer_eaten,
     enclosure_value,
@@ -41,10 +43,12 @@ from hg_env.core.tiles import (
     PATH,
     TIGER,
     Z_ENCLOSURE,
-    Z_LAKE,
     Z_LAND,
     Z_PATH,
     TileSet,
+)
+from hg_env.core.tiles import (
+    Z_POOL as Z_LAKE,
 )
 
 TERRAINS = {"meadow": LAND, "forest": ENCLOSURE, "river": PATH}

@@ -15,8 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import ABBOT, PAWN, Flag, OccupantKind, Ruleset
+from hg_env.core.ruleset import AREA_PIECE as PAWN
+from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
+from hg_env.core.ruleset import Flag, OccupantKind, Ruleset
 from hg_env.core.scoring import Points
+from hg_env.core.tiles import (
+    DIVIDER as WATER,
+)
 from hg_env.core.tiles import (
     ENCLOSURE,
     KIND_REGULAR,
@@ -27,16 +32,21 @@ from hg_env.core.tiles import (
     LAND,
     MAX_LOCAL_ZONES,
     PATH,
-    WATER,
     Z_ENCLOSURE,
-    Z_GARDEN,
     Z_LAND,
-    Z_MONASTERY,
     Z_PATH,
-    Z_WATER,
     TileSet,
     Vocabulary,
     ZoneFacts,
+)
+from hg_env.core.tiles import (
+    Z_BLOCK_A as Z_MONASTERY,
+)
+from hg_env.core.tiles import (
+    Z_BLOCK_B as Z_GARDEN,
+)
+from hg_env.core.tiles import (
+    Z_DIVIDER as Z_WATER,
 )
 from hg_env.rulesets.carcassonne import features
 

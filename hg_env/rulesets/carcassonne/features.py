@@ -18,7 +18,8 @@ from hg_env.core.areas import ATTACHED_VALUE, OPEN, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import log_events, occupied_roots, remove_figures
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import ABBOT, Decision
+from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
+from hg_env.core.ruleset import Decision
 from hg_env.core.scoring import majority
 from hg_env.core.search import completion_probability
 from hg_env.core.state import OCCUPY, State
@@ -30,13 +31,19 @@ from hg_env.core.tiles import (
     KIND_RIVER_LAKE,
     KIND_RIVER_SOURCE,
     KIND_START,
-    WATER,
     Z_ENCLOSURE,
-    Z_GARDEN,
     Z_LAND,
-    Z_MONASTERY,
     Z_PATH,
     TileSet,
+)
+from hg_env.core.tiles import (
+    DIVIDER as WATER,
+)
+from hg_env.core.tiles import (
+    Z_BLOCK_A as Z_MONASTERY,
+)
+from hg_env.core.tiles import (
+    Z_BLOCK_B as Z_GARDEN,
 )
 
 COMPLETE_CLOISTER = 9  # B4.5: a tile and its 8 neighbours

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hg_env import render as art
-from hg_env.core.ruleset import ABBOT, PAWN
+from hg_env.core.ruleset import AREA_PIECE as PAWN
+from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
 from hg_env.presentation import DrawnZone, Glyph, Presentation, Terrain, plain_zone
 from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
 

@@ -18,7 +18,8 @@ from hg_env.core.engine import (
     remove_figures,
     special_root,
 )
-from hg_env.core.ruleset import PAWN, Decision
+from hg_env.core.ruleset import AREA_PIECE as PAWN
+from hg_env.core.ruleset import Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
 from hg_env.core.state import State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
