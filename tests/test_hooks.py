@@ -80,14 +80,9 @@ def test_the_engine_never_asks_whether_a_ruleset_has_a_hook():
     assert found == []
 
 
-# Where the shared engine still names a special power (docs: the open part of issue 29): each
-# entry goes when its rule moves into its ruleset; nothing may be added.
-POWER_NAMES_LEFT_IN_CORE = {
-    ("observation.py", "hunting_trap"),  # the cancelled-animal channels (hg2020 observation)
-    ("observation.py", "raft"),  # a raft system's lakes in its value plane
-    ("search.py", "raft"),  # the same in the search's estimate
-    ("state.py", "pit_trap"),  # the pit-trap phase, a 2020 decision still in the core's phase list
-}
+# Where the shared engine still names a special power: none since issue 29 (the raft, the hunting trap and
+# the pit-trap phase are declared by hg2020: Ruleset.pool_power, cancelled_array, cancel_power, its phases).
+POWER_NAMES_LEFT_IN_CORE: set[tuple[str, str]] = set()
 
 
 def test_core_names_no_special_power_beyond_the_known_ones():
