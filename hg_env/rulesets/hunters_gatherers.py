@@ -16,9 +16,7 @@ from hg_env.core.areas import ATTACHED_VALUE, COUNTS, TILES, WORTH
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import animal_dict, occupied_roots, remove_figures, special_root
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import AREA_PIECE as PAWN
-from hg_env.core.ruleset import SYSTEM_PIECE as HUT
-from hg_env.core.ruleset import OccupantKind
+from hg_env.core.ruleset import AREA_PIECE, SYSTEM_PIECE, OccupantKind
 from hg_env.core.scoring import (
     deer_eaten,
     enclosure_value,
@@ -45,11 +43,13 @@ from hg_env.core.tiles import (
     Z_ENCLOSURE,
     Z_LAND,
     Z_PATH,
+    Z_POOL,
     TileSet,
 )
-from hg_env.core.tiles import (
-    Z_POOL as Z_LAKE,
-)
+
+# What Hunters & Gatherers calls the core's roles (hg_env.core.ruleset, hg_env.core.tiles).
+PAWN, HUT = AREA_PIECE, SYSTEM_PIECE
+Z_LAKE = Z_POOL
 
 TERRAINS = {"meadow": LAND, "forest": ENCLOSURE, "river": PATH}
 ZONE_TYPES = {"meadow": Z_LAND, "forest": Z_ENCLOSURE, "river": Z_PATH, "lake": Z_LAKE}

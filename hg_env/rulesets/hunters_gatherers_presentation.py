@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hg_env import render as art
-from hg_env.core.ruleset import AREA_PIECE as PAWN
-from hg_env.core.ruleset import SYSTEM_PIECE as HUT
 from hg_env.core.tiles import ANIMALS
 from hg_env.presentation import DrawnZone, Glyph, Terrain, plain_zone, presentation
+from hg_env.rulesets.hunters_gatherers import HUT, PAWN
 
 if TYPE_CHECKING:
     from PIL import ImageDraw

@@ -15,13 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import AREA_PIECE as PAWN
-from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
 from hg_env.core.ruleset import Flag, OccupantKind, Ruleset
 from hg_env.core.scoring import Points
-from hg_env.core.tiles import (
-    DIVIDER as WATER,
-)
 from hg_env.core.tiles import (
     ENCLOSURE,
     KIND_REGULAR,
@@ -39,16 +34,8 @@ from hg_env.core.tiles import (
     Vocabulary,
     ZoneFacts,
 )
-from hg_env.core.tiles import (
-    Z_BLOCK_A as Z_MONASTERY,
-)
-from hg_env.core.tiles import (
-    Z_BLOCK_B as Z_GARDEN,
-)
-from hg_env.core.tiles import (
-    Z_DIVIDER as Z_WATER,
-)
 from hg_env.rulesets.carcassonne import features
+from hg_env.rulesets.carcassonne.features import ABBOT, MEEPLE, WATER, Z_GARDEN, Z_MONASTERY, Z_WATER
 
 ZONE_TYPES = {
     "field": Z_LAND,
@@ -108,7 +95,7 @@ RULESET = Ruleset(
     },
     pieces=(7, 0, 1),
     occupants=(
-        OccupantKind("meeple", PAWN, MAX_LOCAL_ZONES, "area"),
+        OccupantKind("meeple", MEEPLE, MAX_LOCAL_ZONES, "area"),
         OccupantKind("abbot", ABBOT, MAX_LOCAL_ZONES, "area"),
     ),
     points=Points(

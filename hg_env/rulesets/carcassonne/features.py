@@ -18,33 +18,33 @@ from hg_env.core.areas import ATTACHED_VALUE, OPEN, TILES, tile_members
 from hg_env.core.arrays import nonzero
 from hg_env.core.engine import log_events, occupied_roots, remove_figures
 from hg_env.core.rules import Rules
-from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
-from hg_env.core.ruleset import Decision
+from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, Decision
 from hg_env.core.scoring import majority
 from hg_env.core.search import completion_probability
 from hg_env.core.state import OCCUPY, State
 from hg_env.core.tiles import (
     C_BONUS,
     DIRECTION_OFFSETS,
+    DIVIDER,
     KIND_REGULAR,
     KIND_RIVER,
     KIND_RIVER_LAKE,
     KIND_RIVER_SOURCE,
     KIND_START,
+    Z_BLOCK_A,
+    Z_BLOCK_B,
+    Z_DIVIDER,
     Z_ENCLOSURE,
     Z_LAND,
     Z_PATH,
     TileSet,
 )
-from hg_env.core.tiles import (
-    DIVIDER as WATER,
-)
-from hg_env.core.tiles import (
-    Z_BLOCK_A as Z_MONASTERY,
-)
-from hg_env.core.tiles import (
-    Z_BLOCK_B as Z_GARDEN,
-)
+
+# What Carcassonne calls the core's roles (hg_env.core.ruleset, hg_env.core.tiles): its figures, the monastery
+# and the garden (scored by their 3x3 block), the river (a divider: it splits fields, nobody stands on it).
+MEEPLE, ABBOT = AREA_PIECE, SPECIAL_PIECE
+Z_MONASTERY, Z_GARDEN, Z_WATER = Z_BLOCK_A, Z_BLOCK_B, Z_DIVIDER
+WATER = DIVIDER  # the river's side terrain
 
 COMPLETE_CLOISTER = 9  # B4.5: a tile and its 8 neighbours
 FARMER_CITY = 3  # F1.4: per completed city bordering a field

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hg_env import render as art
-from hg_env.core.ruleset import AREA_PIECE as PAWN
-from hg_env.core.ruleset import SPECIAL_PIECE as ABBOT
 from hg_env.presentation import DrawnZone, Glyph, Presentation, Terrain, plain_zone
-from hg_env.rulesets.carcassonne.features import COMPLETE_CLOISTER
+from hg_env.rulesets.carcassonne.features import ABBOT, COMPLETE_CLOISTER, MEEPLE
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
@@ -138,7 +136,7 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     draw_garden(draw, x0 + 9, ky + 9, 16)
     draw.text((x0 + 24, ky + 2), f"garden  {COMPLETE_CLOISTER} (abbot)", fill=art.INK, font=font)
     abbot = game.rules.spec.pieces_of(game.rules)[ABBOT] > 0
-    figures = [(("knight (city), monk,", "highwayman (road)"), False, PAWN), (("farmer (field)",), True, PAWN)]
+    figures = [(("knight (city), monk,", "highwayman (road)"), False, MEEPLE), (("farmer (field)",), True, MEEPLE)]
     figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
     for i, (lines, lying, piece) in enumerate(figures):
         fy = key_top + 12 + 34 * i

@@ -18,12 +18,11 @@ from hg_env.core.engine import (
     remove_figures,
     special_root,
 )
-from hg_env.core.ruleset import AREA_PIECE as PAWN
 from hg_env.core.ruleset import Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
 from hg_env.core.state import State
 from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
-from hg_env.rulesets.hunters_gatherers import live_animals, meadow_zones_near, pit_stats
+from hg_env.rulesets.hunters_gatherers import PAWN, live_animals, meadow_zones_near, pit_stats
 
 IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
 # The phases of its decisions (hg_env.core.phases): the retake between place and occupy, the pit-trap choice
