@@ -127,3 +127,18 @@ def test_a_record_names_it_and_replays_it(bank_ruleset: str) -> None:
     record["decisions"][-1] = ["bank", 0]  # never offered
     with pytest.raises(ValueError, match=r"decision 1 \['bank', 0\] cannot be replayed"):
         Game.from_record(record)
+
+
+def test_a_decision_in_a_phase_of_its_own_names_it_and_the_phases_follow() -> None:
+    """``Ruleset.phases``: place, occupy, over and the own phases of the declared decisions, by code; a decision
+    may not take the place or over phase, nor give one code two names."""
+    base = dataclasses.replace(get_ruleset("hg2002"), observed_phases=())  # not its released v0 phase fields
+    assert base.phases == {0: "place", 2: "occupy", 4: "over"}
+    own = dataclasses.replace(BANK_DECISION, phase=3, phase_name="banking")
+    assert dataclasses.replace(base, decisions=(own,)).phases == {0: "place", 2: "occupy", 3: "banking", 4: "over"}
+    with pytest.raises(ValueError, match="its phase must be OCCUPY or one of its own"):
+        dataclasses.replace(base, decisions=(dataclasses.replace(own, phase=0),))
+    with pytest.raises(ValueError, match="phase 3 has two names: 'banking', 'other'"):
+        dataclasses.replace(base, decisions=(own, dataclasses.replace(own, name="b2", phase_name="other")))
+    with pytest.raises(ValueError, match="must have distinct names, all observed"):
+        dataclasses.replace(base, decisions=(own,), observed_phases=("place", "occupy", "over"))
