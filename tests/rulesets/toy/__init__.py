@@ -4,8 +4,8 @@ The classic Hunters & Gatherers tiles (its catalogue and translator, ``hg_env/da
 dealt as a tiny deck of 6 land tiles and 2 bonus tiles, with 2 pawns and 1 hut a player, and one rule
 of its own: instead of putting a figure on the tile just placed, a player may *stash* the tile (the
 declared decision ``stash``), at most twice a game. The per-game array ``stash`` counts each seat's
-stashed tiles; final scoring pays 3 points for each. The tests make ``hg_env.rulesets`` look in
-``tests/rulesets`` too (``hg_env.rulesets.__path__``), and the engine finds the rest from here.
+stashed tiles (shown per relative seat); final scoring pays 3 points for each. The tests register this
+folder (``hg_env.register_ruleset``), and the engine finds the rest from here.
 """
 
 from __future__ import annotations
