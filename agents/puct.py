@@ -2,7 +2,7 @@
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=128,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
 mix=0.5,scale=40,noise=0``. ``path`` defaults to the shipped PPO model of the game's ruleset
-(``hg_env/arena/models/ppo_<ruleset>.zip``); a model of ``hgenv train`` (kind ``boardnet``) or a
+(``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``); a model of ``hgenv train`` (kind ``boardnet``) or a
 search network of ``hgenv train --config configs/expert.toml`` (kind ``searchnet``,
 ``hg_env.agents.search_net``) both work.
 
