@@ -55,13 +55,13 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hg_env.core.ruleset import ABBOT, HUT, PAWN, get_ruleset, rulesets
+from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, SYSTEM_PIECE, get_ruleset, rulesets
 from hg_env.core.tiles import (
     ANIMALS,
     DIRECTION_NAMES,
     KIND_RIVER,
     KIND_RIVER_LAKE,
-    Z_WATER,
+    Z_DIVIDER,
     load_catalogue,
 )
 from hg_env.presentation import GROUND, DrawnZone, Terrain, presentation, terrain
@@ -161,7 +161,7 @@ def zone_sides(ruleset: str, tile: int, rotation: int, local: int) -> list[str]:
 
 
 def zone_kind(ruleset: str, tile: int, local: int) -> int:
-    """The engine's role of a zone (``Z_LAND`` ... ``Z_WATER``, hg_env.core.tiles)."""
+    """The engine's role of a zone (``Z_LAND`` ... ``Z_DIVIDER``, hg_env.core.tiles)."""
     tiles = get_ruleset(ruleset).tiles
     return int(tiles.ZONE_TYPE[tiles.TILE_ZONE[tile, local]])
 
@@ -238,7 +238,7 @@ def occupant_role(ruleset: str, tile: int, kind: str, local: int) -> str:
     """What a figure is on its zone: ``hunter`` / ``gatherer`` / ``fisher`` for a pawn (R5.1), ``knight`` /
     ``highwayman`` / ``farmer`` / ``monk`` for a meeple (B3.10); a hut or an abbot is itself."""
     piece = {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
-    return presentation(ruleset).roles.get(tile_zones(ruleset, tile)[local].type, kind) if piece == PAWN else kind
+    return presentation(ruleset).roles.get(tile_zones(ruleset, tile)[local].type, kind) if piece == AREA_PIECE else kind
 
 
 def player_name(seat: int, names: list[str] | None = None) -> str:
@@ -316,7 +316,7 @@ def _last_position(game: GameView) -> tuple[int, int] | None:
 
 
 def _figure_piece(ruleset: str, kind: str) -> int:
-    """PAWN, HUT or ABBOT: the piece an occupant kind comes from."""
+    """AREA_PIECE, SYSTEM_PIECE or SPECIAL_PIECE: the piece an occupant kind comes from."""
     return {k.name: k.piece for k in get_ruleset(ruleset).occupants}[kind]
 
 
@@ -1005,7 +1005,7 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
     for z, zone in zones.items():
         wanted += [_Item(z, ANIMAL_RADIUS, ANIMAL_RADIUS)] * len(zone.animals)
     for z, zone in zones.items():
-        if z in occupant_at or zone_kind(ruleset, tile, z) == Z_WATER:  # nobody stands on the Carcassonne river
+        if z in occupant_at or zone_kind(ruleset, tile, z) == Z_DIVIDER:  # nobody stands on a divider (a river)
             continue
         half = FARMER_BOX if _look(ruleset, zone).lying else (OCCUPANT_RADIUS, OCCUPANT_RADIUS)
         wanted.append(_Item(z, *half, occupant=True))
@@ -1107,10 +1107,11 @@ def _abbot(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: t
 
 
 def _figure(draw: ImageDraw.ImageDraw, piece: int, lying: bool, cx: float, cy: float, size: float, fill: tuple) -> None:
-    """An occupant centred on (cx, cy): a hut, an abbot, or a pawn / meeple (``lying``: a farmer)."""
-    if piece == HUT:
+    """An occupant centred on (cx, cy), drawn by its piece's role: a hut (``SYSTEM_PIECE``), an abbot
+    (``SPECIAL_PIECE``), or a pawn / meeple (``AREA_PIECE``; ``lying``: a farmer)."""
+    if piece == SYSTEM_PIECE:
         _hut(draw, cx, cy, size, fill)
-    elif piece == ABBOT:
+    elif piece == SPECIAL_PIECE:
         _abbot(draw, cx, cy, size, fill)
     else:
         _pawn(draw, cx, cy, size, fill, lying=lying)
@@ -1118,7 +1119,7 @@ def _figure(draw: ImageDraw.ImageDraw, piece: int, lying: bool, cx: float, cy: f
 
 def _figure_size(piece: int, tile_px: int) -> float:
     """Drawn size of an occupant on a tile of ``tile_px`` pixels."""
-    return tile_px * (0.26 if piece == HUT else 0.3)
+    return tile_px * (0.26 if piece == SYSTEM_PIECE else 0.3)
 
 
 def _animal_token(draw: ImageDraw.ImageDraw, cx: float, cy: float, radius: float, animal: str) -> None:
@@ -1573,7 +1574,7 @@ def _draw_panel(
             sx += 8 * (i > 0)
             for _ in range(supply[kind]):
                 _figure(draw, piece, False, sx, y + 32, 15, color)
-                sx += 17 if piece == HUT else 15
+                sx += 17 if piece == SYSTEM_PIECE else 15
         draw.text((right, y + 32), supply_text(game, seat), fill=(90, 90, 90), font=_font(SMALL_TEXT), anchor="rm")
         y += SEAT_HEIGHT
     y += 4

@@ -6,8 +6,12 @@ from __future__ import annotations
 import io
 import tokenize
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 import hg_env.core
+from hg_env.core import ruleset, tiles
 
 # What one ruleset calls things: its pieces and zone kinds as identifiers, its phases, decisions and powers as strings.
 GAME_IDENTIFIERS = {"PAWN", "HUT", "ABBOT", "Z_LAKE", "Z_WATER", "Z_MONASTERY", "Z_GARDEN", "WATER", "PHASE_NAMES"}
@@ -31,15 +35,16 @@ def test_the_core_code_names_no_game() -> None:
     for path in sorted(Path(hg_env.core.__file__).parent.glob("*.py")):
         for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
             named = token.type == tokenize.NAME and token.string in GAME_IDENTIFIERS
-            if named or (token.type == tokenize.STRING and _game_string(path.name, token.string.strip("\"'"))):
+            quoted = token.type == tokenize.STRING and token.string.strip("\"'") in GAME_STRINGS | GAME_IDENTIFIERS
+            if named or quoted:
                 found.append((path.name, token.start[0], token.string))
     assert found == []
 
 
-# The old names hg_env/render.py still imports, read through a module __getattr__ until its rewrite lands.
-_OLD_NAMES = {"PAWN", "HUT", "ABBOT", "Z_WATER"}
-
-
-def _game_string(module: str, text: str) -> bool:
-    """A string naming a game's thing (the old names' table for render.py aside)."""
-    return text in GAME_STRINGS | GAME_IDENTIFIERS and not (module in ("ruleset.py", "tiles.py") and text in _OLD_NAMES)
+@pytest.mark.parametrize(
+    ("module", "name"), [(ruleset, "PAWN"), (ruleset, "HUT"), (ruleset, "ABBOT"), (tiles, "Z_WATER")]
+)
+def test_the_core_keeps_no_old_game_names(module: ModuleType, name: str) -> None:
+    """The pieces' and the river's old names are gone from the core (each ruleset names its own roles)."""
+    with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+        getattr(module, name)

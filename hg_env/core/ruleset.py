@@ -50,7 +50,6 @@ DEFAULT_RULESET = "hg2020"
 # By role, each ruleset naming its own: AREA_PIECE stands in areas and counts in their majorities (pawn,
 # meeple), SYSTEM_PIECE on path systems (hut), SPECIAL_PIECE a second area piece the rules treat apart (abbot).
 AREA_PIECE, SYSTEM_PIECE, SPECIAL_PIECE = 0, 1, 2
-_OLD_PIECE_NAMES = {"PAWN": AREA_PIECE, "HUT": SYSTEM_PIECE, "ABBOT": SPECIAL_PIECE}  # render.py's, until its rewrite
 NUM_PIECES = 3
 
 
@@ -354,12 +353,9 @@ def _forget() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """``RULESETS``: ``rulesets()``, found on first use (the rulesets import this module while it loads);
-    the pieces' old names."""
+    """``RULESETS``: ``rulesets()``, found on first use (the rulesets import this module while it loads)."""
     if name == "RULESETS":
         return rulesets()
-    if name in _OLD_PIECE_NAMES:  # hg_env/render.py imports these until its rewrite lands
-        return _OLD_PIECE_NAMES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -301,10 +301,3 @@ def _rotate_sides(printed: np.ndarray) -> np.ndarray:
     """[tile, side, ...] printed -> [tile, rot, dir, ...] as shown when rotated."""
     d = np.arange(4)
     return np.stack([printed[:, (d - r) % 4] for r in range(4)], axis=1)
-
-
-def __getattr__(name: str) -> int:
-    """``Z_WATER``: the old name of ``Z_DIVIDER`` that hg_env/render.py imports until its rewrite lands."""
-    if name == "Z_WATER":
-        return Z_DIVIDER
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
