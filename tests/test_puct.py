@@ -12,7 +12,7 @@ from hg_env.agents.model_file import load_model, save_model  # noqa: E402
 from hg_env.agents.puct import NetworkEvaluator, Node, PUCTAgent, SearchSettings, default_model, search_trees  # noqa: E402
 from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, rotation_tables  # noqa: E402
 from hg_env.core import engine, search  # noqa: E402
-from hg_env.core.observation import observer  # noqa: E402
+from hg_env.core.observation import observe, observer  # noqa: E402
 from hg_env.core.rules import Rules  # noqa: E402
 from hg_env.core.state import OVER  # noqa: E402
 
@@ -223,6 +223,9 @@ def test_searchnet_starts_from_the_ppo_policy_and_round_trips_through_a_model_fi
     agent = make_agent(f"puct:path={path},sims=4,deals=1,batch=2", seed=0)
     mask = engine.legal_action_mask(state)
     assert mask[0, agent.act_batch(None, mask, state)[0]]
+    policy = make_agent(f"policy:path={path}", seed=0)  # its policy head alone, without score_now
+    board = observe(state, np.array([0]), state.current[:1])
+    assert mask[0, policy.act_batch(board, mask, state)[0]]
 
 
 def test_rotation_turns_the_board_sides_and_actions_together():
