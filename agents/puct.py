@@ -365,7 +365,7 @@ class PUCTAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        path: str = "",
+        path: str | None = None,
         sims: int = 128,
         c_puct: float = 1.5,
         deals: int = 16,
@@ -383,7 +383,7 @@ class PUCTAgent(Agent):
             raise ValueError("deals, time, temperature and c_puct must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
-        self.path = path
+        self.path = path or ""
         self.settings = SearchSettings(sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise)
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
         self._nets: dict[str, tuple[Any, dict]] = {}
