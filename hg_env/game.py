@@ -198,11 +198,6 @@ class Game:
             return sorted((*board.xy(c), int(s.occupant_local[0, s.board_tile[0, c]])) for c in operands)
         return sorted(int(k) for k in operands)
 
-    def legal_retakes(self) -> list[tuple[int, int, int]]:
-        """``legal_choices("retake")`` where the ruleset declares a retake, else []: the picture's prompt
-        (hg_env/render.py) reads it."""
-        return self.legal_choices("retake") if self.rules.spec.decision("retake") else []
-
     def legal_occupants(self) -> list[tuple[str, int]]:
         """(kind, local zone) choices on the tile just placed (R5.8); ``None`` is always allowed too."""
         if self.phase != "occupy":

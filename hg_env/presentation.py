@@ -152,6 +152,9 @@ class Presentation:
     # decision name -> (game, decoded decision) -> the move's line in ``hgenv play``'s list.
     phases: dict[str, PhaseWords] = field(default_factory=dict)
     moves: dict[str, Callable[[Any, tuple], str]] = field(default_factory=dict)
+    # decision name -> what the seat may do with a decision asked beside the occupants ("take back their abbot"):
+    # the text board adds where or how much, the picture puts "may" before it (default: the decision's name and noun)
+    offers: dict[str, str] = field(default_factory=dict)
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
 
 

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, SYSTEM_PIECE, get_ruleset, rulesets
+from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, SYSTEM_PIECE, Decision, get_ruleset, rulesets
 from hg_env.core.tiles import (
     ANIMALS,
     DIRECTION_NAMES,
@@ -108,7 +108,7 @@ class GameView(Protocol):
     def placed_tiles(self) -> list[tuple[int, int, int, int]]: ...
     def occupants(self) -> list[tuple[int, str, int, int, int]]: ...
     def legal_placements(self) -> list[tuple[int, int, int]]: ...
-    def legal_retakes(self) -> list[tuple[int, int, int]]: ...
+    def legal_choices(self, name: str) -> list: ...
     def legal_occupants(self) -> list[tuple[str, int]]: ...
 
 
@@ -572,12 +572,11 @@ def ansi_status(game: GameView, names: list[str] | None = None, color: bool = Fa
     elif game.phase == "occupy":
         x, y = _last_position(game)
         placed, rot = game.tile_at(x, y)
-        offers = []
-        if game.legal_occupants() or not game.legal_retakes():
+        offers, asked = [], asked_decisions(game)
+        if game.legal_occupants() or not asked:
             offers.append(f"put {occupant_kinds_text(game)} on tile {placed}, just placed at ({x},{y})")
-        if game.legal_retakes():
-            spots = ", ".join(f"({rx},{ry})" for rx, ry, _ in game.legal_retakes())
-            offers.append(f"take back their {retake_figure(game)} from {spots}")
+        for decision, choices in asked:
+            offers.append(f"{decision_words(game, decision)} {_choices_text(decision, choices)}")
         lines.append(f"{who} may {', or '.join(offers)}{extra}")
         zones = "; ".join(f"{z} {zone_summary(ruleset, placed, z, rot)}" for z in sorted(tile_zones(ruleset, placed)))
         lines.append(f"zones of tile {placed}: {zones}")
@@ -587,10 +586,25 @@ def ansi_status(game: GameView, names: list[str] | None = None, color: bool = Fa
     return "\n".join(lines)
 
 
-def retake_figure(game: GameView) -> str:
-    """The figure a ``retake`` takes back: ``pawn`` (the shaman), ``abbot`` (Carcassonne)."""
-    decision = game.rules.spec.decision("retake")
-    return decision.noun if decision is not None else "figure"
+def asked_decisions(game: GameView) -> list[tuple[Decision, list]]:
+    """The ruleset's declared decisions the seat to move may take now, each with its choices
+    (``legal_choices``): in the occupy phase, those asked beside the occupants (Carcassonne's abbot recall)."""
+    asked = [(decision, game.legal_choices(decision.name)) for decision in game.rules.spec.decisions]
+    return [(decision, choices) for decision, choices in asked if choices]
+
+
+def decision_words(game: GameView, decision: Decision) -> str:
+    """What taking a declared decision asked beside the occupants does, in its presentation's words
+    (``Presentation.offers``: ``take back their abbot``), else in the decision's own: ``retake their abbot``."""
+    words = presentation(game.ruleset).offers.get(decision.name)
+    return words or " ".join([decision.name, *([f"their {decision.noun}"] if decision.noun else [])])
+
+
+def _choices_text(decision: Decision, choices: list) -> str:
+    """Where or how much: ``from (1,0), (2,3)`` for figures named by their cells, ``(stash 1)`` for counts."""
+    if decision.operand == "cell":
+        return "from " + ", ".join(f"({x},{y})" for x, y, _ in choices)
+    return "(" + " / ".join(f"{decision.name} {k}" for k in choices) + ")"
 
 
 def render_ansi(
@@ -1585,8 +1599,9 @@ def _draw_panel(
         who = player_name(game.current_player, names)
         extra = " (extra turn)" if game.extra_turn else ""
         occupy = "may add a " + occupant_kinds_text(game, articles=False)
-        if game.legal_retakes() and not game.legal_occupants():
-            occupy = f"may take back their {retake_figure(game)}"
+        asked = asked_decisions(game) if game.phase == "occupy" and not game.legal_occupants() else []
+        if asked:  # no figure to put: the first decision asked beside them says what the seat may do
+            occupy = "may " + decision_words(game, asked[0][0])
         verb = {"place": "to place", "occupy": occupy}
         verb |= {phase: words.picture for phase, words in presentation(game.ruleset).phases.items() if words.picture}
         y = _text_lines(draw, (x0, y), f"{who} {verb.get(game.phase, game.phase)}{extra}", 14, INK, right) + 4

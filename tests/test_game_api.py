@@ -95,7 +95,7 @@ def test_occupy_and_occupants() -> None:
 
 
 def test_retake_calls() -> None:
-    """legal_retakes() and retake(x, y, zone) / retake(None) after the shaman (R7.1)."""
+    """legal_choices("retake") and decide("retake", x, y, zone) after the shaman (R7.1)."""
     game = shaman_game()
     assert game.phase == "retake" and game.legal_choices("retake") == [(0, 1, 0)]
     game.decide("retake", 0, 1, 0)

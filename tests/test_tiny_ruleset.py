@@ -4,6 +4,7 @@ registers its folder (``hg_env.register_ruleset``), as a user's ruleset kept els
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import warnings
@@ -21,6 +22,7 @@ from hg_env.core import ruleset as ruleset_module
 from hg_env.core.observation import Observer
 from hg_env.game import Game
 from hg_env.play import help_text
+from hg_env.render import ansi_status, decision_words
 from hg_env.replay import positions
 from tests.test_env import API_TEST_WARNINGS
 
@@ -220,3 +222,15 @@ def test_its_phases_are_its_own(toy: str) -> None:
     """The toy declares no phase of its own: its observation has place, occupy and over, none of 2020's."""
     observer = Observer(ruleset_module.get_ruleset(toy))
     assert [f for f in observer.info_fields if f.startswith("phase_")] == ["phase_place", "phase_occupy", "phase_over"]
+
+
+def test_the_text_board_offers_its_decision_beside_the_occupants(toy: str) -> None:
+    """The occupy prompt lists each declared decision asked now, in its presentation's words, else in its own."""
+    game = Game(2, seed=1, ruleset=toy)
+    game.step(game.legal_actions()[0])
+    who = f"P{game.current_player}"
+    prompt = next(line for line in ansi_status(game).splitlines() if line.startswith(who + " may"))
+    assert prompt.endswith(", or stash the tile (stash 1)")
+    stash = game.rules.spec.decision("stash")
+    assert decision_words(game, dataclasses.replace(stash, name="hoard")) == "hoard"  # no words: its name
+    assert decision_words(game, dataclasses.replace(stash, name="hoard", noun="tile")) == "hoard their tile"

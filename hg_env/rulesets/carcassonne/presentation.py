@@ -209,4 +209,5 @@ PRESENTATION = Presentation(
     events=EVENTS,
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
     moves={"retake": recall_move},
+    offers={"retake": "take back their abbot"},  # A1.5, instead of a meeple
 )

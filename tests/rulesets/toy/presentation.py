@@ -1,5 +1,5 @@
 """How ``toy`` shows itself: the classic edition's drawing of its tiles, with its own name, factory,
-legend, help line and the words of its stash move."""
+legend, help line and the words of its stash move and offer."""
 
 from __future__ import annotations
 
@@ -17,4 +17,5 @@ PRESENTATION = dataclasses.replace(
     legend="legend (toy): x,y: the tile to place fits here",
     occupy_help=OCCUPY_HELP + "\n  stash 1       stash the tile just placed (3 points at the end, twice a game)",
     moves={"stash": lambda game, decision: "stash the tile (3 points at the end)"},
+    offers={"stash": "stash the tile"},  # the text board's and the picture's words, beside the occupants
 )
