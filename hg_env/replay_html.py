@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hg_env.core.areas import ATTACHED_VALUE, COUNTS, NUM_SUMS, OCCUPANTS, OPEN, TILES, WORTH, tile_members
-from hg_env.core.observation import _special_root, observer  # the observation's own reading of a power's area
-from hg_env.core.tiles import C_LAKES, DEER, DIRECTION_OFFSETS, TIGER
+from hg_env.core.areas import ATTACHED_VALUE, OCCUPANTS, OPEN, tile_members
+from hg_env.core.observation import observer
+from hg_env.core.tiles import DIRECTION_OFFSETS
 from hg_env.game import Game
 from hg_env.presentation import presentation
 from hg_env.render import (
@@ -60,31 +60,10 @@ TOP_MOVES = 8  # an agent's moves shown per decision
 
 def _zone_values(game: Game) -> dict[str, np.ndarray]:
     """Partition name -> [Z] the points each zone's area is worth now, as the observation's ``{type}_value``
-    channels count them (``Observer._area_features``, for one game and every zone): its worth, its tiles,
-    the lakes closing it, less the deer the tigers eat in a meadow, the raft's lakes, the ruleset's own
-    values (Carcassonne's fields)."""
-    state, spec = game.state, game.rules.spec
-    obs = observer(game.ruleset)
-    z, g = spec.tiles.num_zones, np.array([0])
-    partitions = state.partitions()
-    roots = {name: part.all_roots(slice(0, 1)) for name, part in partitions.items()}
-    sums = np.zeros((1, len(obs.blocks) * z + 1, NUM_SUMS), dtype=np.int16)
-    for b, name in enumerate(obs.blocks):
-        sums[0, b * z : (b + 1) * z] = partitions[name].sums[0, roots[name][0]]
-    value = sums[..., ATTACHED_VALUE]
-    value += sums[..., WORTH] + sums[..., TILES] * obs.value_tiles
-    if obs.animals:
-        eaten = np.minimum(sums[:, :z, COUNTS + DEER], sums[:, :z, COUNTS + TIGER])
-        fire = _special_root(state, g, roots["area"], spec.fire_power) if spec.fire_power else None
-        if fire is not None:
-            eaten[roots["area"] == fire[:, None]] = 0
-        value[:, :z] -= spec.points.deer * eaten
-    if "raft" in spec.powers:
-        raft = _special_root(state, g, roots["system"], "raft")
-        if raft is not None:
-            value[:, z:-1] += np.where(roots["system"] == raft[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
-    spec.observe_areas(state, g, roots["area"], sums[:, :z])
-    return {name: sums[0, b * z : (b + 1) * z, ATTACHED_VALUE].copy() for b, name in enumerate(obs.blocks)}
+    channels count them (``Observer.zone_sums``, for one game and every zone)."""
+    obs, z = observer(game.ruleset), game.rules.spec.tiles.num_zones
+    value = obs.zone_sums(game.state, np.array([0]))[0, :, ATTACHED_VALUE]
+    return {name: value[b * z : (b + 1) * z].copy() for b, name in enumerate(obs.blocks)}
 
 
 def features(game: Game) -> tuple[list[dict], dict[str, int]]:

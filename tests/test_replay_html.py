@@ -276,6 +276,32 @@ def test_area_values_are_the_observations(ruleset: str) -> None:
     assert checked > 20
 
 
+@pytest.mark.parametrize("ruleset", ["hg2020", "carcassonne"])
+def test_zone_values_are_one_computation_for_a_batch_and_one_game(ruleset: str) -> None:
+    """``Observer.zone_sums``, read by the observation and the viewer alike, gives each game of a batch what
+    it gives the game alone (the one-game path reads views, the batch path gathers)."""
+    from hg_env.core.areas import ATTACHED_VALUE
+    from hg_env.core.observation import observer
+    from hg_env.replay_html import _zone_values
+
+    record = record_of(ruleset, 60, seed=3)
+    early, late = engine_at(record, 30), engine_at(record, 60)
+    batch = late.state.take(np.array([0, 0, 0]))
+    batch.put(np.array([1]), early.state)
+    obs = observer(ruleset)
+    together = obs.zone_sums(batch, np.array([2, 1]))
+    for row, game in enumerate((late, early)):
+        alone = obs.zone_sums(game.state, np.array([0]))[0]
+        assert np.array_equal(together[row], alone)
+        z = game.rules.spec.tiles.num_zones
+        values = _zone_values(game)
+        assert [values[name].tolist() for name in obs.blocks] == [
+            alone[b * z : (b + 1) * z, ATTACHED_VALUE].tolist() for b in range(len(obs.blocks))
+        ]
+    assert np.array_equal(obs.zone_sums(batch, np.array([1]))[0], together[1])
+    assert together[0, :, ATTACHED_VALUE].any()
+
+
 def test_viewer_of_the_test_ruleset_and_of_a_game_not_begun(toy: str) -> None:  # noqa: F811
     game = Game(2, seed=1, ruleset=toy)
     greedy = make_agent("greedy", seed=1)

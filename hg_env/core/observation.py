@@ -293,12 +293,30 @@ class Observer:
         self, state: State, g: np.ndarray, order: np.ndarray, gi: np.ndarray, ti: np.ndarray
     ) -> np.ndarray:
         """[K, types * len(AREA_FEATURES)] area features of tile ``ti[k]`` in game ``g[gi[k]]``, per area type."""
+        n, z = len(g), self.spec.tiles.num_zones
+        sums = self.zone_sums(state, g)
+        # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
+        slots = self.zone_slots[ti]  # [K, slot, type] rows of the stacked table
+        if n > 1:  # each observation's table follows the previous one
+            slots = slots + (gi * (len(self.blocks) * z + 1))[:, None, None]
+        per_type = np.maximum.reduce(sums.reshape(-1, NUM_SUMS).take(slots, axis=0), axis=1)  # [K, type, NUM_SUMS]
+        # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
+        if n > 1 or order[0].tolist() != _SEAT_IDS_LIST:  # seat 0 of one game sees the seats in order
+            row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
+            per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
+        return np.minimum(per_type[..., OPEN:], 255).reshape(len(gi), -1).astype(np.uint8)
+
+    def zone_sums(self, state: State, g: np.ndarray) -> np.ndarray:
+        """[G, blocks * Z + 1, NUM_SUMS] int16: the root accumulators of every zone of games g, one block of Z
+        rows per partition (``blocks``), then a zero row (see ``_zones_by_type``), with column ``ATTACHED_VALUE``
+        holding the points the zone's area is worth now (the ``{type}_value`` features; the replay viewer's
+        values): its worth, its tiles, the lakes closing it, less the deer the tigers eat in a meadow, a pool
+        power's lakes, the ruleset's own values (``observe_areas``)."""
         spec = self.spec
         n, z = len(g), spec.tiles.num_zones
         partitions = state.partitions()
         games = slice(int(g[0]), int(g[0]) + 1) if n == 1 else g  # one game: views, not copies
         roots = {name: part.all_roots(games) for name, part in partitions.items()}
-        # The root accumulators of every zone, one block per partition, then a zero row (see _zones_by_type).
         sums = np.empty((n, len(self.blocks) * z + 1, NUM_SUMS), dtype=np.int16)
         sums[:, -1] = 0
         offsets = g[:, None] * z
@@ -320,16 +338,7 @@ class Observer:
             if pool is not None:  # its path system scores its pools too (2020's raft, R7.18)
                 value[:, z:-1] += np.where(system_roots == pool[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
         spec.observe_areas(state, g, area_roots, sums[:, :z])  # the ruleset's own values (Carcassonne fields)
-        # Columns OPEN: now hold the AREA_FEATURES, occupants by absolute seat.
-        slots = self.zone_slots[ti]  # [K, slot, type] rows of the stacked table
-        if n > 1:  # each observation's table follows the previous one
-            slots = slots + (gi * (len(self.blocks) * z + 1))[:, None, None]
-        per_type = np.maximum.reduce(sums.reshape(-1, NUM_SUMS).take(slots, axis=0), axis=1)  # [K, type, NUM_SUMS]
-        # Occupants by relative seat: one gather over the flat [K, type, NUM_SUMS] block.
-        if n > 1 or order[0].tolist() != _SEAT_IDS_LIST:  # seat 0 of one game sees the seats in order
-            row_starts = np.arange(0, per_type.size, NUM_SUMS).reshape(len(gi), -1, 1)
-            per_type[..., OCCUPANTS:] = per_type.reshape(-1)[row_starts + (order[gi] + OCCUPANTS)[:, None, :]]
-        return np.minimum(per_type[..., OPEN:], 255).reshape(len(gi), -1).astype(np.uint8)
+        return sums
 
     def _fill_info(self, info: np.ndarray, state: State, g: np.ndarray, seats: np.ndarray, order: np.ndarray) -> None:
         """Write the info fields of games g, in order, into the zeroed uint8 rows ``info`` [G, >= fields]."""
