@@ -27,6 +27,8 @@ GAME_STRINGS = {
     "meeple",
     "pawn",
     "hut",
+    # the rulesets' terrains and features (Ruleset.terrain_names, Ruleset.contents)
+    *("meadow", "forest", "river", "lake", "lakes", "field", "city", "road", "monastery", "garden"),
 }
 
 

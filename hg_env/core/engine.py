@@ -843,8 +843,8 @@ def remove_figures(state: State, g: np.ndarray, tile: np.ndarray) -> None:
     seat = state.occupant_seat[g, tile]
     kind = state.occupant_kind[g, tile]
     zone = state.spec.tiles.TILE_ZONE[tile, state.occupant_local[g, tile]]
-    hut = kind == SYSTEM_PIECE
-    for sel, part in ((~hut, state.area), (hut, state.system)):
+    on_system = kind == SYSTEM_PIECE
+    for sel, part in ((~on_system, state.area), (on_system, state.system)):
         if sel.any():
             np.add.at(part.occupants, (g[sel], part.find(g[sel], zone[sel]), seat[sel]), -1)
     np.add.at(state.supply, (g, seat, kind), 1)
@@ -854,14 +854,15 @@ def remove_figures(state: State, g: np.ndarray, tile: np.ndarray) -> None:
 # ---------------------------------------------------------------- helpers for rule functions
 
 
-def occupied_roots(state: State, g: np.ndarray, huts: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(position in g, root) of the areas holding a figure in games g (or, with ``huts``, the river
-    systems holding a hut), each once, ordered by game and root: found from the figures, not the zones."""
+def occupied_roots(state: State, g: np.ndarray, systems: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(position in g, root) of the areas holding a figure in games g (or, with ``systems``, the path
+    systems holding a system piece: 2020's huts), each once, ordered by game and root: found from the
+    figures, not the zones."""
     kind = state.occupant_kind[g]
-    rows, t = nonzero((state.occupant_seat[g] >= 0) & ((kind == SYSTEM_PIECE) if huts else (kind != SYSTEM_PIECE)))
+    rows, t = nonzero((state.occupant_seat[g] >= 0) & ((kind == SYSTEM_PIECE) if systems else (kind != SYSTEM_PIECE)))
     if not len(rows):
         return rows, t
-    part, num_zones = (state.system if huts else state.area), state.spec.tiles.num_zones
+    part, num_zones = (state.system if systems else state.area), state.spec.tiles.num_zones
     roots = part.find(g[rows], state.spec.tiles.TILE_ZONE[t, state.occupant_local[g[rows], t]])
     pairs = sorted_unique(rows.astype(np.int64) * num_zones + roots)
     return pairs // num_zones, pairs % num_zones
@@ -940,8 +941,8 @@ def _score_closed(state: State, g: np.ndarray) -> dict[int, list[set[int]]]:
         tile_ids = set() if state.events is None else set(np.flatnonzero(members[i]).tolist())
         trigger_areas.setdefault(int(rows[i]), []).append(tile_ids)
     # R6.4: every pawn of a scored area returns, majority and minority alike.
-    pawn = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != SYSTEM_PIECE)
-    pi, pt = nonzero(pawn)
+    figure = members & (state.occupant_seat[sg] >= 0) & (state.occupant_kind[sg] != SYSTEM_PIECE)
+    pi, pt = nonzero(figure)
     zone = tiles.TILE_ZONE[pt, state.occupant_local[sg[pi], pt]]
     inside = state.area.find(sg[pi], zone) == root[pi]
     remove_figures(state, sg[pi[inside]], pt[inside])
@@ -984,10 +985,10 @@ def _score_closed_one(state: State, game: int) -> list[set[int]]:
             state.occupant_kind[game, members],
             state.occupant_local[game, members],
         )
-        pawn = ((seat >= 0) & (kind != SYSTEM_PIECE)).nonzero()[0]
-        if len(pawn):
-            pt = np.asarray(members)[pawn]
-            inside = area.parent[game, tiles.TILE_ZONE[pt, local[pawn]]] == root
+        figure = ((seat >= 0) & (kind != SYSTEM_PIECE)).nonzero()[0]
+        if len(figure):
+            pt = np.asarray(members)[figure]
+            inside = area.parent[game, tiles.TILE_ZONE[pt, local[figure]]] == root
             remove_figures(state, np.full(int(inside.sum()), game), pt[inside])
     return triggers
 

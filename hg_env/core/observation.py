@@ -74,7 +74,7 @@ def _tile_contents(spec: Ruleset) -> dict[str, np.ndarray]:
     t = spec.tiles
     per_zone = {
         "fish": t.ZONE_FISH,
-        "lakes": t.ZONE_TYPE == Z_POOL,
+        "pools": t.ZONE_TYPE == Z_POOL,
         "trigger": t.ZONE_TRIGGER,
         "bonus": t.ZONE_BONUS,
         **{name: code == t.ZONE_TYPE for name, code in spec.zone_channels.items()},

@@ -151,10 +151,11 @@ class Ruleset:
     decisions: tuple[Decision, ...] = ()  # its decisions beyond place and occupy, in action-space order
     area_names: dict[int, str] = field(default_factory=dict)  # zone type -> what this game calls it
     bonus_event_key: str = "mushroomGroups"  # how a completed forest's scoring event names its C_BONUS count
-    # The observation (hg_env.core.observation): names of the side terrains (codes 1, 2, ...), the tile
-    # content channels as (channel, content) with content one of fish, lakes, trigger, bonus or a key of
-    # zone_channels (a zone type counted per tile), the area plane groups as (name, partition, zone types).
-    terrain_names: tuple[str, ...] = ("meadow", "forest", "river")
+    # The observation (hg_env.core.observation): names of the side terrains (codes 1, 2, ...; () for the
+    # vocabulary's, in code order), the tile content channels as (channel, content) with content one of fish,
+    # pools, trigger, bonus or a key of zone_channels (a zone type counted per tile), the area plane groups as
+    # (name, partition, zone types).
+    terrain_names: tuple[str, ...] = ()
     contents: tuple[tuple[str, str], ...] = ()
     zone_channels: dict[str, int] = field(default_factory=dict)
     observed_areas: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
@@ -183,6 +184,9 @@ class Ruleset:
     start_tile: hooks.StartTile = hooks.catalogue_start_tile
 
     def __post_init__(self) -> None:
+        if not self.terrain_names:  # the side terrains as its catalogue names them, by code
+            terrains = self.vocabulary.terrains
+            object.__setattr__(self, "terrain_names", tuple(sorted(terrains, key=terrains.__getitem__)))
         if self.extra_deck:  # the engine reads these flags in a game with an extra deck (EXTRA_DECK_FLAGS)
             object.__setattr__(self, "flags", {**EXTRA_DECK_FLAGS, **self.flags})
         names = list(self.phases.values())

@@ -15,7 +15,7 @@ Each seat's current score plus what its occupants are expected to bring::
     meadow with hunters         meadow value now             to the hunter majority (R8.3, wildfire R7.17)
     river system with huts      fish (+ lakes with the raft)  to the hut majority (R8.2.3, R7.18)
                                 + SYSTEM_GROWTH * open * f
-    each pawn in supply         PAWN_VALUE * f               (a free pawn still earns points)
+    each pawn in supply         FIGURE_VALUE * f             (a free area piece still earns points)
 
     p_close = CLOSE_PER_OPEN ** open * min(1, R / (TILES_PER_OPEN * open)) * holes
     holes   = product over the area's open sides of min(1, fits / HOLE_FITS)
@@ -76,7 +76,7 @@ from hg_env.core.tiles import (
 CLOSE_PER_OPEN = 0.8
 TILES_PER_OPEN = 3.0
 SYSTEM_GROWTH = 0.3
-PAWN_VALUE = 3.0
+FIGURE_VALUE = 3.0
 HOLE_FITS = 2  # an open side facing a hole that fewer undrawn tiles fit scales p_close down (0: off)
 
 
@@ -160,11 +160,11 @@ def special_root(state: State, part, power: str) -> np.ndarray:
     return np.where(placed, part.find(games, np.full(state.batch_size, zone)), -1)
 
 
-def _occupied_roots(state: State, huts: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a hut) in the
-    ``live`` games."""
+def _occupied_roots(state: State, systems: bool, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(game, root) pairs, each once, of the areas holding a figure (or the systems holding a system piece)
+    in the ``live`` games."""
     games = np.flatnonzero(live)
-    rows, roots = engine.occupied_roots(state, games, huts)
+    rows, roots = engine.occupied_roots(state, games, systems)
     return games[rows], roots
 
 
@@ -322,22 +322,22 @@ def estimated_final_scores(state: State, rows: np.ndarray | None = None) -> np.n
     # Pawns: forests, rivers (expected completion) and meadows (final scoring).
     g, z = _occupied_roots(state, False, live)
     if len(g):
-        pawns = state.area.sum_rows(g, z)[:, OCCUPANTS:]
-        scorers = majority(pawns)
+        figures = state.area.sum_rows(g, z)[:, OCCUPANTS:]
+        scorers = majority(figures)
         scorers, _ = state.spec.meadow_scorers(state, g, z, scorers)  # e.g. the 2002 shrine's hunter alone
         np.add.at(est, g, state.spec.estimate_areas(state, g, z, left[g])[:, None] * scorers)
         # Pawns of a just-closed forest or river go back to supply when the turn is scored (T5).
         closed = _returns_to_supply(state, g, z)
-        np.add.at(est, g[closed], PAWN_VALUE * frac[g[closed], None] * pawns[closed])
+        np.add.at(est, g[closed], FIGURE_VALUE * frac[g[closed], None] * figures[closed])
 
     # Huts: river systems score at the end whatever their state.
     if state.system is not None:
         g, z = _occupied_roots(state, True, live)
         if len(g):
-            huts = state.system.sum_rows(g, z)[:, OCCUPANTS:]
-            np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(huts))
+            holders = state.system.sum_rows(g, z)[:, OCCUPANTS:]
+            np.add.at(est, g, _system_values(state, g, z, left[g])[:, None] * majority(holders))
 
-    est += PAWN_VALUE * state.supply[:, :, AREA_PIECE] * (frac * live)[:, None]
+    est += FIGURE_VALUE * state.supply[:, :, AREA_PIECE] * (frac * live)[:, None]
     seated = np.arange(MAX_PLAYERS)[None, :] < state.num_players[:, None]
     est = np.where(seated, est, 0.0)
     return est if rows is None else est[rows]
@@ -373,7 +373,7 @@ def occupant_estimates(state: State, rows: np.ndarray) -> tuple[np.ndarray, np.n
         root = state.area.find(ga, zone[in_area])
         closed = _returns_to_supply(state, ga, root)
         pays = (piece_of[target[in_area]] == AREA_PIECE) & ~closed
-        supply = np.where(pays, PAWN_VALUE * left[in_area] / regular_deck_size(state), 0.0)
+        supply = np.where(pays, FIGURE_VALUE * left[in_area] / regular_deck_size(state), 0.0)
         gain[in_area] = state.spec.estimate_areas(state, ga, root, left[in_area]) - supply
     if (~in_area).any():
         gh = g[~in_area]

@@ -136,7 +136,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     leaving = tiles.ZONE_TYPE[zone] != Z_LAND
     remove_figures(state, g[gi[leaving]], ti[leaving])
     # 2. Meadows with hunters (R8.3), the fire (R7.17, S2), the pit trap (R7.15) and the shrine (S1).
-    rows, root = occupied_roots(state, g, huts=False)  # the pawns left stand in meadows
+    rows, root = occupied_roots(state, g, systems=False)  # the pawns left stand in meadows
     hunted = tiles.ZONE_TYPE[root] == Z_LAND
     rows, root = rows[hunted], root[hunted]
     counts = state.area.counts[g[rows], root].astype(np.int64)
@@ -190,7 +190,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
                     }
                 )
     # 3. River systems with huts (R8.2.3), and the raft (R7.18).
-    rows, root = occupied_roots(state, g, huts=True)
+    rows, root = occupied_roots(state, g, systems=True)
     counts = state.system.counts[g[rows], root].astype(np.int64)
     fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
     raft = np.zeros(len(rows), dtype=bool)

@@ -210,7 +210,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     completed bordering city (farmers, F1.4)."""
     tiles = state.spec.tiles
     kind = tiles.ZONE_TYPE
-    rows, root = occupied_roots(state, g, huts=False)
+    rows, root = occupied_roots(state, g, systems=False)
     held = np.isin(kind[root], [Z_ENCLOSURE, Z_PATH, Z_LAND])  # cloisters below
     rows, root = rows[held], root[held]
     game = g[rows]

@@ -53,7 +53,7 @@ RULESET = Ruleset(
     powers=SPECIALS,
     has_systems=True,
     area_names=hg.AREA_NAMES,
-    contents=(("fish", "fish"), ("lakes", "lakes"), ("gold", "trigger"), ("mushrooms", "bonus")),
+    contents=(("fish", "fish"), ("lakes", "pools"), ("gold", "trigger"), ("mushrooms", "bonus")),
     observed_areas=hg.OBSERVED_AREAS,
     fire_power="fire",
     # hunters_gatherers_classic_v0's phase fields as released: 2020's retake and pit_trap too, never set here, so
