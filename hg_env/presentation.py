@@ -122,6 +122,11 @@ class PhaseWords:
     picture: str = ""  # the picture's line after the seat's name ("": the phase's name)
 
 
+def no_deck_note(game: Any) -> str:
+    """The default note on the regular deck: nothing beyond its size."""
+    return ""
+
+
 def no_key(draw: Any, game: Any, x0: int, top: int) -> int:
     """The default key of a picture: nothing of its own (the shared marks follow)."""
     return top
@@ -136,7 +141,8 @@ class Presentation:
     factory: str = ""  # the name of its ``hg_env.aec`` factory, ``env(ruleset=...)`` ("" for none)
     legend: str = "legend: x,y: the tile to place fits here"  # under the full text board
     compact_legend: str = "legend: * last tile  [ ] the tile to place fits here"  # under the compact board
-    occupy_help: str = "  pawn 2        a pawn on zone 2 of the tile just placed"  # ``hgenv play``'s help
+    # ``hgenv play``'s help line for the occupants
+    occupy_help: str = "  KIND 2        a figure of an occupant kind on zone 2 of the tile just placed"
     zone: Callable[[dict, dict], DrawnZone] = plain_zone  # (catalogue zone, its tile) -> DrawnZone
     # The text board: zone type -> its signs (a tile's first zone of the type, its second, ...), and the zone
     # types a compact tile shows, in order (the rest reads as background).
@@ -156,6 +162,7 @@ class Presentation:
     # the text board adds where or how much, the picture puts "may" before it (default: the decision's name and noun)
     offers: dict[str, str] = field(default_factory=dict)
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
+    deck_note: Callable[[Any], str] = no_deck_note  # game -> what the text says after its deck's size
 
 
 @cache

@@ -59,8 +59,6 @@ from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, SYSTEM_PIECE, Decisio
 from hg_env.core.tiles import (
     ANIMALS,
     DIRECTION_NAMES,
-    KIND_RIVER,
-    KIND_RIVER_LAKE,
     Z_DIVIDER,
     load_catalogue,
 )
@@ -341,15 +339,13 @@ def occupant_kinds_text(game: GameView, articles: bool = True) -> str:
 
 
 def deck_text(game: GameView) -> str:
-    """The tiles left: ``49 regular tiles, 15 menhir tiles`` / ``60 tiles, the next 8 river tiles``."""
+    """The tiles left: ``49 regular tiles, 15 menhir tiles`` / ``60 tiles``, then the ruleset's note on
+    them (``Presentation.deck_note``: Carcassonne's ``, the next 8 river tiles``)."""
     regular, extra = game.deck_sizes
     name = game.rules.spec.extra_deck
     if name:
         return f"{regular} regular tiles, {extra} {name} tiles"
-    s = game.state
-    left = s.regular_deck[0, s.regular_next[0] : s.regular_len[0]]
-    river = int(np.isin(game.rules.spec.tiles.TILE_KIND[left], [KIND_RIVER, KIND_RIVER_LAKE]).sum())
-    return _count(regular, "tile") + (f", the next {river} river tiles" if river else "")
+    return _count(regular, "tile") + presentation(game.ruleset).deck_note(game)
 
 
 # ---------------------------------------------------------------- text board

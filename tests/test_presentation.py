@@ -24,6 +24,7 @@ from hg_env.presentation import Presentation, presentation
 from hg_env.render import (
     _contents_text,
     ansi_legend,
+    deck_text,
     describe_event,
     occupant_role,
     tile_zones,
@@ -127,6 +128,17 @@ def test_a_new_ruleset_folder_is_found_and_shown_without_a_shared_edit(extra_rul
 
 def test_a_ruleset_without_a_presentation_module_gets_the_defaults() -> None:
     assert presentation("no_such_ruleset") == Presentation()
+    assert "pawn" not in Presentation().occupy_help  # the defaults name no ruleset's figures
+
+
+def test_the_deck_note_is_the_rulesets_own() -> None:
+    """The river tiles still to come are Carcassonne's note on its deck (``Presentation.deck_note``), read by
+    the shared text; a ruleset that writes none says only the deck's size."""
+    river = Game(2, seed=1, ruleset="carcassonne", river=True)
+    assert deck_text(river) == f"{river.deck_sizes[0]} tiles, the next 10 river tiles"  # V1.1: source placed
+    assert presentation("carcassonne").deck_note(river) == ", the next 10 river tiles"
+    plain = Game(2, seed=1, ruleset="carcassonne")
+    assert deck_text(plain) == f"{plain.deck_sizes[0]} tiles" and Presentation().deck_note(river) == ""
 
 
 def test_the_shipped_factories_and_ids_come_from_the_presentations() -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from hg_env import render as art
+from hg_env.core.tiles import KIND_RIVER, KIND_RIVER_LAKE
 from hg_env.presentation import DrawnZone, Glyph, Presentation, Terrain, plain_zone
 from hg_env.rulesets.carcassonne.features import ABBOT, COMPLETE_CLOISTER, MEEPLE
 
@@ -180,6 +183,14 @@ EVENTS = {
 }
 
 
+def river_left(game: GameView) -> str:
+    """The text's note on the deck: ``, the next 8 river tiles`` while river tiles are to come (V1.1)."""
+    s = game.state
+    left = s.regular_deck[0, s.regular_next[0] : s.regular_len[0]]
+    river = int(np.isin(game.rules.spec.tiles.TILE_KIND[left], [KIND_RIVER, KIND_RIVER_LAKE]).sum())
+    return f", the next {river} river tiles" if river else ""
+
+
 def recall_move(game: GameView, decision: tuple) -> str:
     """``hgenv play``'s line for taking the abbot back (A1.5): its feature and what it scores now
     (1 + the neighbouring tiles)."""
@@ -210,4 +221,5 @@ PRESENTATION = Presentation(
     roles={"city": "knight", "road": "highwayman", "field": "farmer", "monastery": "monk"},  # B3.10
     moves={"retake": recall_move},
     offers={"retake": "take back their abbot"},  # A1.5, instead of a meeple
+    deck_note=river_left,
 )
