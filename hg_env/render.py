@@ -217,14 +217,14 @@ def zone_summary(ruleset: str, tile: int, local: int, rotation: int | None = Non
         extras.append(f"with {zone.fish} fish")
     extras += zone.notes  # the ruleset's own words: gold, mushrooms, coats of arms, a river's flow, a power
     if _shape_of(ruleset, zone) == "path" and zone.ends:
-        extras.append(f"ending at {_road_end_name(ruleset, tile)}")
+        extras.append(f"ending at {_path_end_name(ruleset, tile)}")
     return " ".join([text, *extras])
 
 
-def _road_end_name(ruleset: str, tile: int) -> str:
-    """Where the roads that end on a tile stop (the same rule as the picture, ``_road_goal``): ``the monastery``
+def _path_end_name(ruleset: str, tile: int) -> str:
+    """Where the roads that end on a tile stop (the same rule as the picture, ``_path_goal``): ``the monastery``
     (its plot), ``the city gate`` (its walled polygon) or ``a crossing``."""
-    goal, zones = _road_goal(ruleset, tile), tile_zones(ruleset, tile).values()
+    goal, zones = _path_goal(ruleset, tile), tile_zones(ruleset, tile).values()
     if goal == "plot":
         return "the " + next(z.type for z in zones if _shape_of(ruleset, z) == "plot")
     if goal == "gate":
@@ -633,7 +633,7 @@ def render_ansi(
 
 CENTER = np.array([0.5, 0.5])
 DIR_VECTORS = np.array([(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)])  # N E S W
-LAKE_RADIUS = 0.16
+POOL_RADIUS = 0.16
 POND_RADIUS = 0.19  # the lake the Carcassonne river ends in
 PLOT_HALF = 0.15  # half the side of a monastery's or garden's square
 CROSSING_RADIUS = 0.075
@@ -677,7 +677,7 @@ def forest_polygon(directions: list[int]) -> np.ndarray:
 class Shapes:
     """The drawn shapes of a placed tile, in unit-square coordinates."""
 
-    lakes: dict[int, np.ndarray]  # lake zone -> centre (Hunters & Gatherers)
+    pools: dict[int, np.ndarray]  # pool zone (a lake) -> centre
     bands: dict[int, np.ndarray]  # river / road zone -> polyline from its side(s) to its other side or its end
     polygons: dict[int, np.ndarray]  # forest / city zone -> outline
     plots: dict[int, np.ndarray]  # monastery / garden zone -> centre of its square
@@ -700,7 +700,7 @@ def _bezier(p0: np.ndarray, control: np.ndarray, p1: np.ndarray, steps: int = 12
 
 
 @cache
-def _road_goal(ruleset: str, tile: int) -> str:
+def _path_goal(ruleset: str, tile: int) -> str:
     """Where the paths (roads) that end on a tile stop: ``plot`` (one road to the monastery), ``gate`` (one road
     to the gate of a walled polygon, a city) or ``crossing`` (several roads meeting, or one ending in a village)."""
     zones = tile_zones(ruleset, tile).values()
@@ -712,13 +712,13 @@ def _road_goal(ruleset: str, tile: int) -> str:
     return "crossing"
 
 
-def _band_end(ruleset: str, tile: int, zone: DrawnZone, direction: int, lakes: dict, plots: dict) -> np.ndarray:
+def _band_end(ruleset: str, tile: int, zone: DrawnZone, direction: int, pools: dict, plots: dict) -> np.ndarray:
     """Where a river or road touching one side (``direction``) ends on its tile."""
     if zone.lake is not None:  # Hunters & Gatherers: into its lake
-        return lakes[zone.lake]
+        return pools[zone.lake]
     inwards = -DIR_VECTORS[direction]
     if _shape_of(ruleset, zone) == "path":
-        goal = _road_goal(ruleset, tile)
+        goal = _path_goal(ruleset, tile)
         if goal == "plot":
             return next(iter(plots.values()))
         if goal == "gate":  # on through the gate: the walled polygon is drawn over the road's end
@@ -747,7 +747,7 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
     n = GEOMETRY_GRID
     canvas = Image.new("L", (n, n), 0)
     draw = ImageDraw.Draw(canvas)
-    road_from = None
+    path_from = None
     for z, zone in zones.items():
         dirs = zone_directions(ruleset, tile, 0, z)
         mids = [CENTER + 0.5 * DIR_VECTORS[d] for d in dirs]
@@ -764,13 +764,13 @@ def _plot_spots(ruleset: str, tile: int) -> dict[int, np.ndarray]:
                 x, y, r = *(end * n), POND_RADIUS * n
                 draw.ellipse((x - r, y - r, x + r, y + r), fill=1)
         elif look.shape == "path":
-            road_from = mids[0]
+            path_from = mids[0]
     depth = _depth(np.asarray(canvas) == 0) / n
     ys, xs = np.mgrid[0:n, 0:n]
     points = np.stack([(xs + 0.5) / n, (ys + 0.5) / n], axis=-1)
     score = depth - 0.3 * np.linalg.norm(points - CENTER, axis=-1)
-    if road_from is not None:
-        score += 0.1 * np.linalg.norm(points - road_from, axis=-1)
+    if path_from is not None:
+        score += 0.1 * np.linalg.norm(points - path_from, axis=-1)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     spot = np.clip(points[row, col], PLOT_HALF + 0.03, 1 - PLOT_HALF - 0.03)
     return {z: spot for z in plot_zones}
@@ -781,12 +781,12 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
     """The shapes of a tile as placed (shared: do not modify)."""
     zones = tile_zones(ruleset, tile)
     dirs = {z: zone_directions(ruleset, tile, rotation, z) for z in zones}
-    lake_zones = [z for z in zones if _shape_of(ruleset, zones[z]) == "pool"]
-    lakes = {}
-    for z in lake_zones:
+    pool_zones = [z for z in zones if _shape_of(ruleset, zones[z]) == "pool"]
+    pools = {}
+    for z in pool_zones:
         # Lakes sit towards the rivers that feed them; two lakes (tile 83) move further apart.
         pull = np.mean([DIR_VECTORS[d] for r in zones[z].rivers for d in dirs[r]], axis=0)
-        lakes[z] = CENTER + (0.35 if len(lake_zones) > 1 else 0.18) * pull
+        pools[z] = CENTER + (0.35 if len(pool_zones) > 1 else 0.18) * pull
     plots = {z: _turn(spot, rotation)[0] for z, spot in _plot_spots(ruleset, tile).items()}
     bands, polygons, ponds = {}, {}, {}
     for z, zone in zones.items():
@@ -797,13 +797,13 @@ def _shapes(ruleset: str, tile: int, rotation: int) -> Shapes:
         elif shape in BAND_SHAPES and len(mids) == 2:
             bands[z] = _bezier(mids[0], CENTER, mids[1])
         elif shape in BAND_SHAPES:
-            end = _band_end(ruleset, tile, zone, dirs[z][0], lakes, plots)
+            end = _band_end(ruleset, tile, zone, dirs[z][0], pools, plots)
             bands[z] = np.array([mids[0], end])
             if shape == "stream" and zone.pond:
                 ponds[z] = end
     ending = any(_shape_of(ruleset, zone) == "path" and zone.ends for zone in zones.values())
-    crossings = (CENTER,) if ending and _road_goal(ruleset, tile) == "crossing" else ()
-    return Shapes(lakes, bands, polygons, plots, ponds, crossings)
+    crossings = (CENTER,) if ending and _path_goal(ruleset, tile) == "crossing" else ()
+    return Shapes(pools, bands, polygons, plots, ponds, crossings)
 
 
 def _layers(ruleset: str, tile: int, shapes: Shapes) -> tuple[list[int], list[int], list[int]]:
@@ -843,8 +843,8 @@ def _zone_raster(ruleset: str, tile: int, rotation: int, size: int) -> np.ndarra
         draw.line([tuple(p) for p in shapes.bands[z] * size], fill=z + 1, width=width, joint="curve")
     for z in cities:
         draw.polygon([tuple(p) for p in shapes.polygons[z] * size], fill=z + 1)
-    for z, centre in [*shapes.lakes.items(), *shapes.ponds.items()]:
-        r = (LAKE_RADIUS if z in shapes.lakes else POND_RADIUS) * size
+    for z, centre in [*shapes.pools.items(), *shapes.ponds.items()]:
+        r = (POOL_RADIUS if z in shapes.pools else POND_RADIUS) * size
         x, y = centre * size
         draw.ellipse((x - r, y - r, x + r, y + r), fill=z + 1)
     for z, centre in shapes.plots.items():
@@ -986,12 +986,12 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
     contents: dict[int, list[np.ndarray]] = {z: [] for z in zones}
     occupant_at: dict[int, np.ndarray] = {}
     fixed = []  # lakes: the fish in the middle, a sign below, a hut on the shore
-    for z, centre in shapes.lakes.items():
+    for z, centre in shapes.pools.items():
         if zones[z].special:
-            contents[z].append(centre + np.array([0.0, LAKE_RADIUS + 0.1]))
+            contents[z].append(centre + np.array([0.0, POOL_RADIUS + 0.1]))
             fixed.append((contents[z][-1], _Item(z, *_label_half_size(zones[z].special))))
         contents[z].append(centre)
-        fixed.append((centre, _Item(z, LAKE_RADIUS, LAKE_RADIUS)))
+        fixed.append((centre, _Item(z, POOL_RADIUS, POOL_RADIUS)))
         occupant_at[z] = np.clip(centre + np.array([0.17, -0.16]), 0.14, 0.86)  # a hut on the shore
         fixed.append((occupant_at[z], _Item(z, 0.1, 0.1, occupant=True)))
     for z, centre in shapes.plots.items():  # the building or garden in the middle, its figure beside
@@ -1007,7 +1007,7 @@ def tile_geometry(ruleset: str, tile: int, rotation: int) -> TileGeometry:
         if _shape_of(ruleset, zone) != "pool" and zone.special:
             wanted.append(_Item(z, *_label_half_size(zone.special)))
     for z in zones:
-        if z not in shapes.lakes and z not in shapes.plots:  # theirs are in their middle
+        if z not in shapes.pools and z not in shapes.plots:  # theirs are in their middle
             boxes = [
                 FISH_BOX if g == "fish" else presentation(ruleset).glyphs[g].box for g in zone_glyphs(ruleset, tile, z)
             ]
@@ -1228,8 +1228,8 @@ def _draw_tile_shapes(draw: ImageDraw.ImageDraw, ruleset: str, tile: int, rotati
             draw.ellipse((x - r, y - r, x + r, y + r), fill=look.edge)
     for z in cities:
         _walled(draw, shapes.polygons[z], size, _look(ruleset, zones[z]))
-    r = LAKE_RADIUS * size
-    for z, centre in shapes.lakes.items():
+    r = POOL_RADIUS * size
+    for z, centre in shapes.pools.items():
         look = _look(ruleset, zones[z])
         x, y = centre * size
         draw.ellipse((x - r, y - r, x + r, y + r), fill=look.fill, outline=look.edge, width=2 * SUPERSAMPLE)
