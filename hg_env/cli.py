@@ -295,14 +295,17 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from hg_env import __version__
+    from hg_env.core.ruleset import DEFAULT_RULESET, get_ruleset, rulesets
     from hg_env.rule_flags import add_flag_option
 
+    # the rulesets found (hg_env/rulesets/, registered ones), each by its own title
+    default = {DEFAULT_RULESET: ", the default"}
+    listed = "; ".join(f"{name} ({get_ruleset(name).title}{default.get(name, '')})" for name in rulesets())
     parser = _Parser(
         prog="hgenv",
         description="The Carcassonne family of tile-laying games for reinforcement learning: a batched rules "
-        "engine, PettingZoo and Gymnasium envs, agents, training, tournaments and pictures. Rulesets "
-        "(--ruleset): hg2020 (Hunters & Gatherers 2020, the default), hg2002 (classic Hunters & Gatherers "
-        "2002/2014) and carcassonne (the base game, with farmers, the abbot and, as a flag, the river).",
+        f"engine, PettingZoo and Gymnasium envs, agents, training, tournaments and pictures. Rulesets "
+        f"(--ruleset): {listed}.",
     )
     parser.add_argument("--version", action="version", version=f"hgenv (hg_env) {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)

@@ -18,6 +18,7 @@ from pettingzoo.test import api_test  # imported quietly first by conftest.py
 import hg_env
 from hg_env import aec
 from hg_env.agents.base import make_agent
+from hg_env.cli import build_parser
 from hg_env.core import ruleset as ruleset_module
 from hg_env.core.observation import Observer
 from hg_env.game import Game
@@ -234,3 +235,10 @@ def test_the_text_board_offers_its_decision_beside_the_occupants(toy: str) -> No
     stash = game.rules.spec.decision("stash")
     assert decision_words(game, dataclasses.replace(stash, name="hoard")) == "hoard"  # no words: its name
     assert decision_words(game, dataclasses.replace(stash, name="hoard", noun="tile")) == "hoard their tile"
+
+
+def test_hgenv_help_lists_it_by_its_title(toy: str) -> None:
+    """``hgenv --help`` names the rulesets found, each by its own title: no list of names in the CLI."""
+    description = build_parser().description
+    assert f"{toy} (Toy (a test-only ruleset))" in description
+    assert "hg2020 (Hunters & Gatherers (2020), the default)" in description
