@@ -304,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hgenv",
         description="The Carcassonne family of tile-laying games for reinforcement learning: a batched rules "
-        f"engine, PettingZoo and Gymnasium envs, agents, training, tournaments and pictures. Rulesets "
+        "engine, PettingZoo and Gymnasium envs, agents, training, tournaments and pictures. Rulesets "
         f"(--ruleset): {listed}.",
     )
     parser.add_argument("--version", action="version", version=f"hgenv (hg_env) {__version__}")
