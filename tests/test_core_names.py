@@ -15,6 +15,7 @@ from hg_env.core import ruleset, tiles
 
 # What one ruleset calls things: its pieces and zone kinds as identifiers, its phases, decisions and powers as strings.
 GAME_IDENTIFIERS = {"PAWN", "HUT", "ABBOT", "Z_LAKE", "Z_WATER", "Z_MONASTERY", "Z_GARDEN", "WATER", "PHASE_NAMES"}
+GAME_IDENTIFIERS |= {"raft", "river_system_value"}  # a power's and a path system's game names
 GAME_STRINGS = {
     "retake",
     "pit",

@@ -586,7 +586,7 @@ FORMULAS = [
     ("meadow(M=2, A=1, D=2, T=1, fire=no)", lambda: scoring.meadow_value(2, 1, 2, 1, False, POINTS), 8),
     ("meadow(M=0, A=0, D=1, T=2)", lambda: scoring.meadow_value(0, 0, 1, 2, False, POINTS), 0),
     ("meadow(M=0, A=0, D=3, T=2, fire=yes)", lambda: scoring.meadow_value(0, 0, 3, 2, True, POINTS), 6),
-    ("riverSystem(fish=5)", lambda: scoring.river_system_value(5, 0, False, POINTS), 5),
+    ("riverSystem(fish=5)", lambda: scoring.system_value(5, 0, False, POINTS), 5),
 ]
 
 

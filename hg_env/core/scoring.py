@@ -64,9 +64,10 @@ def meadow_value(mammoths, aurochs, deer, tigers, fire=False, points: Points = H
     return animal_value(mammoths, aurochs, deer, points) - points.deer * deer_eaten(deer, tigers, fire)
 
 
-def river_system_value(fish, lakes, raft=False, points: Points = HG2020):
-    """R8.2.3 / R7.18: 1 per fish, plus 1 per lake when the system holds the raft."""
-    return points.system_fish * np.asarray(fish) + np.where(raft, lakes, 0)
+def system_value(fish, pools, pool_power=False, points: Points = HG2020):
+    """R8.2.3 / R7.18: a path system's value: 1 per fish, plus 1 per pool when it holds the ruleset's pool power
+    (2020: a river system's lakes with the raft)."""
+    return points.system_fish * np.asarray(fish) + np.where(pool_power, pools, 0)
 
 
 def majority(occupants: np.ndarray) -> np.ndarray:

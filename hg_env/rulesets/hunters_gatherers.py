@@ -23,7 +23,7 @@ from hg_env.core.scoring import (
     majority,
     meadow_value,
     path_value,
-    river_system_value,
+    system_value,
 )
 from hg_env.core.state import State
 from hg_env.core.tiles import (
@@ -196,7 +196,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     raft = np.zeros(len(rows), dtype=bool)
     if "raft" in spec.powers:
         raft = root == special_root(state, g, "raft")[rows]
-    value = river_system_value(fish, lakes, raft, points)
+    value = system_value(fish, lakes, raft, points)
     scorers = majority(state.system.occupants[g[rows], root])
     np.add.at(state.score, g[rows], value[:, None] * scorers)
     if state.events is not None:
