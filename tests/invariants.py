@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from hg_env.core import engine
-from hg_env.core.areas import lake_members, popcount, tile_members
+from hg_env.core.areas import pool_members, popcount, tile_members
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import NUM_PIECES
 from hg_env.core.state import OVER, State
-from hg_env.core.tiles import C_BONUS, C_FISH, C_LAKES, C_TRIGGER
+from hg_env.core.tiles import C_BONUS, C_FISH, C_POOLS, C_TRIGGER
 from tests.oracle import areas
 
 
@@ -78,12 +78,12 @@ def check_areas(state: State, game: int) -> None:
             assert part.worth[game, r] == part.counts[game, r] @ tables.worth_weights  # the additive value column
             assert (part.occupants[game, r] == a["occupants"]).all(), (name, part.occupants[game, r], a["occupants"])
             if name == "area":
-                lake_fish = int(lake_members(part.lakes[game, r], tiles.num_lakes) @ tiles.LAKE_FISH)
-                assert part.attached_value[game, r] == lake_fish
+                pool_fish = int(pool_members(part.pools[game, r], tiles.num_pools) @ tiles.POOL_FISH)
+                assert part.attached_value[game, r] == pool_fish
                 if a["type"] == "meadow":
                     assert (counts[:4] == a["animals"]).all(), (counts[:4], a["animals"])
                 if a["type"] == "river":
-                    assert counts[C_FISH] + lake_fish == a["fish"]
+                    assert counts[C_FISH] + pool_fish == a["fish"]
                 assert counts[C_BONUS] == a["bonus"] and counts[C_TRIGGER] == a["trigger"], (counts, a)
                 if tables.border_words:
                     numbers = np.flatnonzero(tile_members(part.borders[game, r], len(tables.forest_zones)))
@@ -91,7 +91,7 @@ def check_areas(state: State, game: int) -> None:
                     borders = {(int(tiles.ZONE_TILE[z]), int(tiles.ZONE_LOCAL[z])) for z in zones}
                     assert borders == a["borders"], (a["zones"], borders, a["borders"])
             else:
-                assert counts[C_FISH] == a["fish"] and counts[C_LAKES] == a["lakes"]
+                assert counts[C_FISH] == a["fish"] and counts[C_POOLS] == a["lakes"]
 
 
 def check_frontier(state: State, game: int) -> None:

@@ -11,11 +11,14 @@ from types import ModuleType
 import pytest
 
 import hg_env.core
-from hg_env.core import ruleset, tiles
+from hg_env.core import areas, ruleset, tiles
 
 # What one ruleset calls things: its pieces and zone kinds as identifiers, its phases, decisions and powers as strings.
 GAME_IDENTIFIERS = {"PAWN", "HUT", "ABBOT", "Z_LAKE", "Z_WATER", "Z_MONASTERY", "Z_GARDEN", "WATER", "PHASE_NAMES"}
 GAME_IDENTIFIERS |= {"raft", "river_system_value"}  # a power's and a path system's game names
+# the pools' old names, after H&G's lakes (the pools' code is named by role: C_POOLS, POOL_BITS, PATH_POOL, ...)
+GAME_IDENTIFIERS |= {"C_LAKES", "LAKE_BITS", "LAKE_FISH", "LAKE_ZONE", "ZONE_LAKE_INDEX", "RIVER_LAKE", "num_lakes"}
+GAME_IDENTIFIERS |= {"lake", "lakes", "lake_fish", "lake_fish_of", "lake_fish_by_byte", "lake_members"}
 GAME_STRINGS = {
     "retake",
     "pit",
@@ -45,9 +48,19 @@ def test_the_core_code_names_no_game() -> None:
 
 
 @pytest.mark.parametrize(
-    ("module", "name"), [(ruleset, "PAWN"), (ruleset, "HUT"), (ruleset, "ABBOT"), (tiles, "Z_WATER")]
+    ("module", "name"),
+    [(ruleset, "PAWN"), (ruleset, "HUT"), (ruleset, "ABBOT"), (tiles, "Z_WATER"), (tiles, "C_LAKES")]
+    + [(areas, name) for name in ("LAKE_BITS", "lake_fish_of", "lake_members")],
 )
 def test_the_core_keeps_no_old_game_names(module: ModuleType, name: str) -> None:
     """The pieces' and the river's old names are gone from the core (each ruleset names its own roles)."""
     with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
         getattr(module, name)
+
+
+@pytest.mark.parametrize("name", ["LAKE_FISH", "LAKE_ZONE", "ZONE_LAKE_INDEX", "RIVER_LAKE", "num_lakes"])
+def test_a_tile_set_names_its_pools_by_role(name: str) -> None:
+    """A compiled tile set's pool tables have role names (POOL_FISH, PATH_POOL, num_pools, ...), not lakes."""
+    tile_set = ruleset.get_ruleset("hg2020").tiles
+    assert tile_set.num_pools == len(tile_set.POOL_FISH) == len(tile_set.POOL_ZONE) > 0
+    assert not hasattr(tile_set, name)

@@ -329,9 +329,9 @@ def test_compiled_tables_match_the_json() -> None:
         slots = sum(side["zones"].count(z["zone"]) for side in TILES[tid]["sides"].values())
         assert T.ZONE_SEGMENTS[i] == slots
         if z["type"] == "river":
-            assert T.RIVER_LAKE[i] == (-1 if z["lake"] is None else T.TILE_ZONE[tid, z["lake"]])
+            assert T.PATH_POOL[i] == (-1 if z["lake"] is None else T.TILE_ZONE[tid, z["lake"]])
         if z["type"] == "lake":
-            assert T.LAKE_FISH[T.ZONE_LAKE_INDEX[i]] == z["fish"]
+            assert T.POOL_FISH[T.ZONE_POOL_INDEX[i]] == z["fish"]
     for tid, t in TILES.items():
         assert T.TILE_KIND[tid] == {"start": C.KIND_START, "regular": C.KIND_REGULAR, "bonus": C.KIND_EXTRA}[t["kind"]]
         for d, name in enumerate(DIRS):
@@ -341,7 +341,7 @@ def test_compiled_tables_match_the_json() -> None:
             expected = side["zones"] if len(side["zones"]) == 3 else [side["zones"][0]]
             shown = local[[0, 1, 2]] if len(side["zones"]) == 3 else local[[1]]
             assert shown.tolist() == expected, (tid, name)
-    assert T.num_lakes == 31 and int(T.LAKE_FISH.sum()) == 29 + 15 + 1
+    assert T.num_pools == 31 and int(T.POOL_FISH.sum()) == 29 + 15 + 1
 
 
 @pytest.mark.parametrize("rotation", [0, 1, 2, 3])

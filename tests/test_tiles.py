@@ -63,13 +63,13 @@ def test_animal_totals() -> None:
 def test_lakes_and_fish_totals() -> None:
     """R2.10 / Appendix C: 29 lakes (18 with 1 fish, 9 with 2, 2 with 3), 50 fish, 8 of them on rivers."""
     lakes = zones_of("lake")
-    assert len(lakes) == 29 == T.num_lakes
+    assert len(lakes) == 29 == T.num_pools
     assert Counter(z["fish"] for _, z in lakes) == {1: 18, 2: 9, 3: 2}
     river_fish = {gid(tid, z): z["fish"] for tid, z in zones_of("river") if z["fish"]}
     assert sorted(tid for g, n in river_fish.items() for tid in [g // 10] * n) == [19, 20, 20, 28, 45, 47, 74, 88]
     assert len(river_fish) == 7
     assert sum(z["fish"] for _, z in lakes) + sum(river_fish.values()) == 50
-    assert int(T.ZONE_FISH.sum()) == 50 and int(T.LAKE_FISH.sum()) == 42
+    assert int(T.ZONE_FISH.sum()) == 50 and int(T.POOL_FISH.sum()) == 42
 
 
 def test_zone_counts() -> None:
@@ -303,7 +303,7 @@ def test_compiled_zone_tables_match_the_json() -> None:
         assert T.ZONE_SEGMENTS[i] == len(z.get("edges", []))
         if z["type"] == "river":
             lake = -1 if z["lake"] is None else T.TILE_ZONE[tid, z["lake"]]
-            assert T.RIVER_LAKE[i] == lake
+            assert T.PATH_POOL[i] == lake
     for tid, t in TILES.items():
         assert T.TILE_KIND[tid] == {"start": C.KIND_START, "regular": C.KIND_REGULAR, "menhir": C.KIND_EXTRA}[t["kind"]]
 

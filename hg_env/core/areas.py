@@ -43,7 +43,7 @@ from hg_env.core.tiles import (
     AUROCHS,
     C_BONUS,
     C_FISH,
-    C_LAKES,
+    C_POOLS,
     C_TRIGGER,
     DEER,
     MAMMOTH,
@@ -81,9 +81,9 @@ def tile_sets(members: np.ndarray) -> np.ndarray:
     return np.packbits(padded, axis=-1, bitorder="little").view("<u8").astype(np.uint64)
 
 
-def lake_members(bits: np.ndarray, num_lakes: int) -> np.ndarray:
-    """[...] uint64 lake bitsets -> [..., num_lakes] bool membership."""
-    return ((bits[..., None] >> np.arange(num_lakes, dtype=np.uint64)) & _ONE).astype(bool)
+def pool_members(bits: np.ndarray, num_pools: int) -> np.ndarray:
+    """[...] uint64 pool bitsets -> [..., num_pools] bool membership."""
+    return ((bits[..., None] >> np.arange(num_pools, dtype=np.uint64)) & _ONE).astype(bool)
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
@@ -107,9 +107,9 @@ SIZE, COUNTS = 0, 1
 WORTH = COUNTS + NUM_COUNTS
 OPEN, TILES, ATTACHED_VALUE, OCCUPANTS = WORTH + 1, WORTH + 2, WORTH + 3, WORTH + 4
 NUM_SUMS = OCCUPANTS + MAX_PLAYERS
-# Columns of ``Partition.bits`` (uint64), merged by bitwise or: tile ids, lake numbers, then the
+# Columns of ``Partition.bits`` (uint64), merged by bitwise or: tile ids, pool numbers, then the
 # border words (AreaTables.border_words of them, only where some tile has borders).
-TILE_BITS, LAKE_BITS, BORDER_BITS = slice(0, TILE_WORDS), TILE_WORDS, TILE_WORDS + 1
+TILE_BITS, POOL_BITS, BORDER_BITS = slice(0, TILE_WORDS), TILE_WORDS, TILE_WORDS + 1
 
 
 @dataclass
@@ -122,7 +122,7 @@ class Partition:
 
     parent: np.ndarray  # [B, Z] int16 parent zone; a root is its own parent
     sums: np.ndarray  # [B, Z, NUM_SUMS] int16 additive accumulators (roots), columns above
-    bits: np.ndarray  # [B, Z, W] uint64 bitsets (roots): tile ids, lake numbers, borders
+    bits: np.ndarray  # [B, Z, W] uint64 bitsets (roots): tile ids, pool numbers, borders
 
     @property
     def size(self) -> np.ndarray:
@@ -157,8 +157,8 @@ class Partition:
         return self.bits[..., TILE_BITS]
 
     @property
-    def lakes(self) -> np.ndarray:
-        return self.bits[..., LAKE_BITS]
+    def pools(self) -> np.ndarray:
+        return self.bits[..., POOL_BITS]
 
     @property
     def borders(self) -> np.ndarray:
@@ -235,10 +235,10 @@ class Partition:
         _relabel(self.parent, old[many], grown[many], bits[old[many], TILE_BITS], tables.tiles.TILE_ZONE)
         # refresh the derived columns of the grown roots (repeats write equal values)
         sums[grown, TILES] = popcount(bits[grown, TILE_BITS])
-        lakes = bits[grown, LAKE_BITS]
-        wet = lakes.nonzero()[0]  # only river areas flowing into lakes have any (the others' sum is 0)
+        pools = bits[grown, POOL_BITS]
+        wet = pools.nonzero()[0]  # only path areas flowing into pools have any (the others' sum is 0)
         if len(wet):
-            sums[grown[wet], ATTACHED_VALUE] = lake_fish_of(lakes[wet], tables.lake_fish_by_byte)
+            sums[grown[wet], ATTACHED_VALUE] = pool_fish_of(pools[wet], tables.pool_fish_by_byte)
 
     def union_one(self, a: list[int], b: list[int], tables: AreaTables) -> None:
         """``union`` in a partition of one game: the same roots, sums and labels, with the component
@@ -298,21 +298,21 @@ class Partition:
         bits[root] |= bits[other]
 
     def _refresh(self, root: int, tables: AreaTables) -> None:
-        """The derived columns of a grown root of a one-game partition: distinct tiles, lake fish."""
+        """The derived columns of a grown root of a one-game partition: distinct tiles, pool fish."""
         sums = self.sums[0]
         words = self.bits[0, root].tolist()
         sums[root, TILES] = sum(word.bit_count() for word in words[TILE_BITS])
-        if words[LAKE_BITS]:  # only river areas flowing into lakes have any
-            sums[root, ATTACHED_VALUE] = lake_fish_of(self.bits[0, root, LAKE_BITS], tables.lake_fish_by_byte)
+        if words[POOL_BITS]:  # only path areas flowing into pools have any
+            sums[root, ATTACHED_VALUE] = pool_fish_of(self.bits[0, root, POOL_BITS], tables.pool_fish_by_byte)
 
 
 _BYTE_SHIFTS = np.array([0, 8, 16, 24], dtype=np.uint64)
 
 
-def lake_fish_of(bits: np.ndarray, lake_fish: np.ndarray) -> np.ndarray:
-    """[...] uint64 lake bitsets -> [...] total fish of those lakes (up to 32 lakes: 4 bytes)."""
+def pool_fish_of(bits: np.ndarray, pool_fish: np.ndarray) -> np.ndarray:
+    """[...] uint64 pool bitsets -> [...] total fish of those pools (up to 32 pools: 4 bytes)."""
     octets = ((bits[..., None] >> _BYTE_SHIFTS) & np.uint64(255)).astype(np.intp)
-    return lake_fish[np.arange(4), octets].sum(-1)
+    return pool_fish[np.arange(4), octets].sum(-1)
 
 
 def _merge_into(sums: np.ndarray, bits: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
@@ -406,13 +406,13 @@ class AreaTables:
         self.tiles = tiles
         self.points = points
         self.systems = systems
-        if tiles.num_lakes > 32:
-            raise ValueError(f"at most 32 lakes fit the lake bitsets, got {tiles.num_lakes}")
-        # lake_fish_by_byte[k, v]: fish of the lakes numbered 8k + i for the set bits i of v
-        self.lake_fish_by_byte = np.array(
+        if tiles.num_pools > 32:
+            raise ValueError(f"at most 32 pools fit the pool bitsets, got {tiles.num_pools}")
+        # pool_fish_by_byte[k, v]: fish of the pools numbered 8k + i for the set bits i of v
+        self.pool_fish_by_byte = np.array(
             [
                 [
-                    sum(int(tiles.LAKE_FISH[8 * k + i]) for i in range(8) if v >> i & 1 and 8 * k + i < tiles.num_lakes)
+                    sum(int(tiles.POOL_FISH[8 * k + i]) for i in range(8) if v >> i & 1 and 8 * k + i < tiles.num_pools)
                     for v in range(256)
                 ]
                 for k in range(4)
@@ -458,13 +458,13 @@ class AreaTables:
         t, part = self.tiles, self._singletons()
         meadow = t.ZONE_TYPE == Z_LAND
         part.counts[0, meadow, MAMMOTH : TIGER + 1] = t.ZONE_ANIMALS[meadow]
-        river = t.ZONE_TYPE == Z_PATH
-        part.counts[0, river, C_FISH] = t.ZONE_FISH[river]
+        path = t.ZONE_TYPE == Z_PATH
+        part.counts[0, path, C_FISH] = t.ZONE_FISH[path]
         part.counts[0, :, C_BONUS] = t.ZONE_BONUS
         part.counts[0, :, C_TRIGGER] = t.ZONE_TRIGGER
-        attached = t.RIVER_LAKE >= 0
-        part.lakes[0, attached] = _ONE << t.ZONE_LAKE_INDEX[t.RIVER_LAKE[attached]].astype(np.uint64)
-        part.attached_value[0, attached] = t.ZONE_FISH[t.RIVER_LAKE[attached]]
+        attached = t.PATH_POOL >= 0
+        part.pools[0, attached] = _ONE << t.ZONE_POOL_INDEX[t.PATH_POOL[attached]].astype(np.uint64)
+        part.attached_value[0, attached] = t.ZONE_FISH[t.PATH_POOL[attached]]
         if self.border_words:
             z, k = np.nonzero(t.ZONE_BORDERS >= 0)
             number = self.forest_number[t.ZONE_BORDERS[z, k]]
@@ -476,10 +476,10 @@ class AreaTables:
         t, part = self.tiles, self._singletons()
         water = (t.ZONE_TYPE == Z_PATH) | (t.ZONE_TYPE == Z_POOL)
         part.counts[0, water, C_FISH] = t.ZONE_FISH[water]
-        part.counts[0, t.ZONE_TYPE == Z_POOL, C_LAKES] = 1
-        for river in np.flatnonzero(t.RIVER_LAKE >= 0):  # a river->lake link has no side segment: a + b, no -2
-            lake = t.RIVER_LAKE[river]
-            part.parent[0, river] = lake
-            part.sums[0, lake] += part.sums[0, river]
-        part.tile_count[:] = 1  # a lake and its rivers lie on one tile
+        part.counts[0, t.ZONE_TYPE == Z_POOL, C_POOLS] = 1
+        for path in np.flatnonzero(t.PATH_POOL >= 0):  # a path->pool link has no side segment: a + b, no -2
+            pool = t.PATH_POOL[path]
+            part.parent[0, path] = pool
+            part.sums[0, pool] += part.sums[0, path]
+        part.tile_count[:] = 1  # a pool and the paths into it lie on one tile
         return self._with_worth(part)

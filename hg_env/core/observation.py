@@ -63,7 +63,7 @@ from hg_env.core.arrays import nonzero
 from hg_env.core.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER, PLACE, State
-from hg_env.core.tiles import ANIMALS, C_LAKES, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_PATH, Z_POOL
+from hg_env.core.tiles import ANIMALS, C_POOLS, DEER, DIRECTION_NAMES, TIGER, Z_ENCLOSURE, Z_PATH, Z_POOL
 
 SEATS = [f"p{k}" for k in range(MAX_PLAYERS)]
 AREA_FEATURES = ["open", "tiles", "value"] + [f"occ_{p}" for p in SEATS]
@@ -336,7 +336,7 @@ class Observer:
             system_roots = roots["system"]
             pool = _special_root(state, g, system_roots, spec.pool_power)
             if pool is not None:  # its path system scores its pools too (2020's raft, R7.18)
-                value[:, z:-1] += np.where(system_roots == pool[:, None], sums[:, z:-1, COUNTS + C_LAKES], 0)
+                value[:, z:-1] += np.where(system_roots == pool[:, None], sums[:, z:-1, COUNTS + C_POOLS], 0)
         spec.observe_areas(state, g, area_roots, sums[:, :z])  # the ruleset's own values (Carcassonne fields)
         return sums
 

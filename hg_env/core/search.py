@@ -62,7 +62,7 @@ from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OCCUPY, OVER, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
     C_FISH,
-    C_LAKES,
+    C_POOLS,
     ENCLOSURE,
     PATH,
     Z_BLOCK_A,
@@ -286,7 +286,7 @@ def _system_values(state: State, g: np.ndarray, z: np.ndarray, left: np.ndarray)
     value = state.spec.points.system_fish * counts[:, C_FISH]
     if state.spec.pool_power:  # its path system scores its pools too (2020's raft)
         pool = z == special_root(state, state.system, state.spec.pool_power)[g]
-        value = value + np.where(pool, counts[:, C_LAKES], 0.0)
+        value = value + np.where(pool, counts[:, C_POOLS], 0.0)
     return value + SYSTEM_GROWTH * sums[:, OPEN] * left / regular_deck_size(state)
 
 

@@ -77,10 +77,10 @@ MAMMOTH, AUROCHS, DEER, TIGER = 0, 1, 2, 3
 # Content counts kept per area root, one int16 each (see areas.py):
 #   0 mammoth, 1 aurochs, 2 deer, 3 tiger   non-cancelled animals (meadows)
 #   4 fish       on river zones (area partition) / rivers + lakes (system partition)
-#   5 lakes      lake zones (system partition)
+#   5 pools      pool zones (system partition): H&G lakes
 #   6 bonus      worth extra points in a completed forest / city: mushrooms (H&G), coats of arms (Carcassonne)
 #   7 trigger    earns an extra tile when its forest is completed: menhirs (2020), gold nuggets (2002)
-C_FISH, C_LAKES, C_BONUS, C_TRIGGER = 4, 5, 6, 7
+C_FISH, C_POOLS, C_BONUS, C_TRIGGER = 4, 5, 6, 7
 NUM_COUNTS = 8
 TILE_WORDS = 2  # tile id bitsets: up to 128 tiles in two uint64 words
 
@@ -95,7 +95,7 @@ class ZoneFacts:
     bonus: int = 0  # C_BONUS count
     trigger: int = 0  # C_TRIGGER count
     special: str = ""  # a special power on this zone, "" for none
-    lake: int | None = None  # a river zone: local id of the lake it flows into on this tile
+    pool: int | None = None  # a path zone: local id of the pool it flows into on this tile (H&G: a river's lake)
     borders: tuple[int, ...] = ()  # a meadow / field: local ids of the forests / cities it borders on this tile
 
 
@@ -128,8 +128,8 @@ class TileSet:
     ZONE_FISH[z], ZONE_BONUS[z], ZONE_TRIGGER[z]   counts (see C_*)
     ZONE_SPECIAL[z]                 index into ``specials`` (0 = none)
     ZONE_SEGMENTS[z]                number of sides the zone touches (its open connections alone)
-    ZONE_LAKE_INDEX[z]              lake number 0..num_lakes-1, -1 otherwise
-    RIVER_LAKE[z]                   lake zone a river flows into on its tile, -1 otherwise
+    ZONE_POOL_INDEX[z]              pool number 0..num_pools-1, -1 otherwise
+    PATH_POOL[z]                    pool zone a path flows into on its tile, -1 otherwise
     ZONE_BORDERS[z, k]              the forest / city zones a meadow / field borders on its tile, -1 padded
     SIDE_TYPE[tile, rot, dir]       terrain shown towards dir
     SIDE_ZONES[tile, rot, dir, slot]  zones of that side (module docstring), -1 for none
@@ -181,18 +181,18 @@ class TileSet:
                 for local in side["zones"]:
                     slots[(t["id"], local)] += 1
         self.ZONE_SEGMENTS = np.array([slots[(tid, z["zone"])] for tid, z in zone_rows], dtype=np.int16)
-        lakes = np.flatnonzero(self.ZONE_TYPE == Z_POOL)
-        self.num_lakes = len(lakes)
-        self.ZONE_LAKE_INDEX = np.full(nz, -1, dtype=np.int8)
-        self.ZONE_LAKE_INDEX[lakes] = np.arange(len(lakes))
-        self.LAKE_ZONE = lakes.astype(np.int16)
-        self.LAKE_FISH = self.ZONE_FISH[lakes].astype(np.int16)
-        self.RIVER_LAKE = np.full(nz, -1, dtype=np.int16)
+        pools = np.flatnonzero(self.ZONE_TYPE == Z_POOL)
+        self.num_pools = len(pools)
+        self.ZONE_POOL_INDEX = np.full(nz, -1, dtype=np.int8)
+        self.ZONE_POOL_INDEX[pools] = np.arange(len(pools))
+        self.POOL_ZONE = pools.astype(np.int16)
+        self.POOL_FISH = self.ZONE_FISH[pools].astype(np.int16)
+        self.PATH_POOL = np.full(nz, -1, dtype=np.int16)
         width = max([len(f.borders) for f in facts] + [1])
         self.ZONE_BORDERS = np.full((nz, width), -1, dtype=np.int16)
         for z, ((tid, _), f) in enumerate(zip(zone_rows, facts)):
-            if f.lake is not None:
-                self.RIVER_LAKE[z] = self.TILE_ZONE[tid, f.lake]
+            if f.pool is not None:
+                self.PATH_POOL[z] = self.TILE_ZONE[tid, f.pool]
             self.ZONE_BORDERS[z, : len(f.borders)] = self.TILE_ZONE[tid, list(f.borders)]
         printed_type = np.zeros((nt, 4), dtype=np.int8)
         printed_zones = np.full((nt, 4, 3), -1, dtype=np.int16)

@@ -30,7 +30,7 @@ from hg_env.core.tiles import (
     AUROCHS,
     C_BONUS,
     C_FISH,
-    C_LAKES,
+    C_POOLS,
     DEER,
     ENCLOSURE,
     KIND_REGULAR,
@@ -76,7 +76,7 @@ def occupant_table(tiles: TileSet, rules: Rules) -> np.ndarray:
     if rules.hut_targets == "all_water_zones":
         table[t, 1, local] = (kind == Z_PATH) | (kind == Z_LAKE)
     else:  # canonical: lakes, and rivers flowing into no lake
-        table[t, 1, local] = (kind == Z_LAKE) | ((kind == Z_PATH) & (tiles.RIVER_LAKE[z] < 0))
+        table[t, 1, local] = (kind == Z_LAKE) | ((kind == Z_PATH) & (tiles.PATH_POOL[z] < 0))
     return np.concatenate([table[:, 0, :8], table[:, 1]], axis=1)
 
 
@@ -192,7 +192,7 @@ def final_scoring(state: State, g: np.ndarray, choice: np.ndarray | None) -> Non
     # 3. River systems with huts (R8.2.3), and the raft (R7.18).
     rows, root = occupied_roots(state, g, systems=True)
     counts = state.system.counts[g[rows], root].astype(np.int64)
-    fish, lakes = counts[:, C_FISH], counts[:, C_LAKES]
+    fish, lakes = counts[:, C_FISH], counts[:, C_POOLS]
     raft = np.zeros(len(rows), dtype=bool)
     if "raft" in spec.powers:
         raft = root == special_root(state, g, "raft")[rows]

@@ -30,7 +30,7 @@ def zone_facts(zone: dict) -> ZoneFacts:
         bonus=int(bool(zone.get("mushrooms"))),
         trigger=int(zone.get("gold", 0)),
         special=special,
-        lake=zone.get("lake"),
+        pool=zone.get("lake"),
     )
 
 

@@ -28,7 +28,7 @@ def zone_facts(zone: dict) -> ZoneFacts:
         bonus=int(kind == "mushrooms"),
         trigger=int(kind == "menhir"),
         special=zone.get("special") or "",
-        lake=zone.get("lake"),
+        pool=zone.get("lake"),
     )
 
 

@@ -21,7 +21,7 @@ from hg_env.core.engine import (
 from hg_env.core.ruleset import Decision
 from hg_env.core.scoring import deer_eaten, majority, meadow_value
 from hg_env.core.state import State
-from hg_env.core.tiles import C_LAKES, DEER, MAMMOTH, TIGER, TileSet
+from hg_env.core.tiles import C_POOLS, DEER, MAMMOTH, TIGER, TileSet
 from hg_env.rulesets.hunters_gatherers import PAWN, live_animals, meadow_zones_near, pit_stats
 
 IMMEDIATE_POWERS = ("shaman", "logboat", "hunting_trap")
@@ -79,7 +79,7 @@ def _logboat(state: State, g: np.ndarray) -> None:
     if not len(g):
         return
     root = state.system.find(g, np.full(len(g), state.spec.tiles.SPECIAL_ZONE["logboat"]))
-    lakes = state.system.counts[g, root, C_LAKES].astype(np.int64)
+    lakes = state.system.counts[g, root, C_POOLS].astype(np.int64)
     points = logboat_value(lakes)
     state.score[g, state.current[g]] += points
     log_events(
