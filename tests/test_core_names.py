@@ -19,6 +19,7 @@ GAME_IDENTIFIERS |= {"raft", "river_system_value"}  # a power's and a path syste
 # the pools' old names, after H&G's lakes (the pools' code is named by role: C_POOLS, POOL_BITS, PATH_POOL, ...)
 GAME_IDENTIFIERS |= {"C_LAKES", "LAKE_BITS", "LAKE_FISH", "LAKE_ZONE", "ZONE_LAKE_INDEX", "RIVER_LAKE", "num_lakes"}
 GAME_IDENTIFIERS |= {"lake", "lakes", "lake_fish", "lake_fish_of", "lake_fish_by_byte", "lake_members"}
+GAME_IDENTIFIERS |= {"KIND_RIVER", "KIND_RIVER_SOURCE", "KIND_RIVER_LAKE"}  # Carcassonne's tile kinds (its own)
 GAME_STRINGS = {
     "retake",
     "pit",
@@ -49,7 +50,8 @@ def test_the_core_code_names_no_game() -> None:
 
 @pytest.mark.parametrize(
     ("module", "name"),
-    [(ruleset, "PAWN"), (ruleset, "HUT"), (ruleset, "ABBOT"), (tiles, "Z_WATER"), (tiles, "C_LAKES")]
+    [(ruleset, "PAWN"), (ruleset, "HUT"), (ruleset, "ABBOT")]
+    + [(tiles, name) for name in ("Z_WATER", "C_LAKES", "KIND_RIVER", "KIND_RIVER_SOURCE", "KIND_RIVER_LAKE")]
     + [(areas, name) for name in ("LAKE_BITS", "lake_fish_of", "lake_members")],
 )
 def test_the_core_keeps_no_old_game_names(module: ModuleType, name: str) -> None:
@@ -64,3 +66,11 @@ def test_a_tile_set_names_its_pools_by_role(name: str) -> None:
     tile_set = ruleset.get_ruleset("hg2020").tiles
     assert tile_set.num_pools == len(tile_set.POOL_FISH) == len(tile_set.POOL_ZONE) > 0
     assert not hasattr(tile_set, name)
+
+
+def test_a_ruleset_numbers_its_own_tile_kinds_after_the_core_s() -> None:
+    """Carcassonne's river kinds are its own, numbered from FIRST_OWN_KIND on, one number per kind name."""
+    kinds = ruleset.get_ruleset("carcassonne").vocabulary.kinds
+    assert len(set(kinds.values())) == len(kinds)
+    assert {kinds["start"], kinds["regular"]} == {tiles.KIND_START, tiles.KIND_REGULAR}
+    assert min(kinds[name] for name in ("river", "river_source", "river_lake")) == tiles.FIRST_OWN_KIND

@@ -66,9 +66,10 @@ LAND, ENCLOSURE, PATH, DIVIDER = 1, 2, 3, 4
 Z_LAND, Z_ENCLOSURE, Z_PATH, Z_POOL, Z_BLOCK_A, Z_BLOCK_B, Z_DIVIDER = range(7)
 NUM_ZONE_TYPES = 7
 
-# Tile kinds: the start tile, the regular deck, the extra deck (menhir / bonus tiles), and the
-# Carcassonne river: its tiles, its source (the start tile with the river) and its lake (dealt last).
-KIND_START, KIND_REGULAR, KIND_EXTRA, KIND_RIVER, KIND_RIVER_SOURCE, KIND_RIVER_LAKE = range(6)
+# Tile kinds the core deals by: the start tile, the regular deck, the extra deck (menhir / bonus tiles).
+# A ruleset numbers kinds of its own from FIRST_OWN_KIND on (its ``Vocabulary.kinds`` names them).
+KIND_START, KIND_REGULAR, KIND_EXTRA = range(3)
+FIRST_OWN_KIND = 3
 
 # Animals, in the order of the count accumulators.
 ANIMALS = ("mammoth", "aurochs", "deer", "tiger")

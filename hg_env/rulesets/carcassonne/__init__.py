@@ -20,9 +20,6 @@ from hg_env.core.scoring import Points
 from hg_env.core.tiles import (
     ENCLOSURE,
     KIND_REGULAR,
-    KIND_RIVER,
-    KIND_RIVER_LAKE,
-    KIND_RIVER_SOURCE,
     KIND_START,
     LAND,
     MAX_LOCAL_ZONES,
@@ -35,7 +32,17 @@ from hg_env.core.tiles import (
     ZoneFacts,
 )
 from hg_env.rulesets.carcassonne import features
-from hg_env.rulesets.carcassonne.features import ABBOT, MEEPLE, WATER, Z_GARDEN, Z_MONASTERY, Z_WATER
+from hg_env.rulesets.carcassonne.features import (
+    ABBOT,
+    KIND_RIVER,
+    KIND_RIVER_LAKE,
+    KIND_RIVER_SOURCE,
+    MEEPLE,
+    WATER,
+    Z_GARDEN,
+    Z_MONASTERY,
+    Z_WATER,
+)
 
 ZONE_TYPES = {
     "field": Z_LAND,

@@ -26,10 +26,8 @@ from hg_env.core.tiles import (
     C_BONUS,
     DIRECTION_OFFSETS,
     DIVIDER,
+    FIRST_OWN_KIND,
     KIND_REGULAR,
-    KIND_RIVER,
-    KIND_RIVER_LAKE,
-    KIND_RIVER_SOURCE,
     KIND_START,
     Z_BLOCK_A,
     Z_BLOCK_B,
@@ -45,6 +43,8 @@ from hg_env.core.tiles import (
 MEEPLE, ABBOT = AREA_PIECE, SPECIAL_PIECE
 Z_MONASTERY, Z_GARDEN, Z_WATER = Z_BLOCK_A, Z_BLOCK_B, Z_DIVIDER
 WATER = DIVIDER  # the river's side terrain
+# The river's own tile kinds: its tiles, its source (the start tile with the river) and its lake (dealt last).
+KIND_RIVER, KIND_RIVER_SOURCE, KIND_RIVER_LAKE = range(FIRST_OWN_KIND, FIRST_OWN_KIND + 3)
 
 COMPLETE_CLOISTER = 9  # B4.5: a tile and its 8 neighbours
 FARMER_CITY = 3  # F1.4: per completed city bordering a field

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hg_env import render as art
-from hg_env.core.tiles import KIND_RIVER, KIND_RIVER_LAKE
 from hg_env.presentation import DrawnZone, Glyph, Presentation, Terrain, plain_zone
-from hg_env.rulesets.carcassonne.features import ABBOT, COMPLETE_CLOISTER, MEEPLE
+from hg_env.rulesets.carcassonne.features import ABBOT, COMPLETE_CLOISTER, KIND_RIVER, KIND_RIVER_LAKE, MEEPLE
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
