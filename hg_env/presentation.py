@@ -161,6 +161,9 @@ class Presentation:
     # decision name -> what the seat may do with a decision asked beside the occupants ("take back their abbot"):
     # the text board adds where or how much, the picture puts "may" before it (default: the decision's name and noun)
     offers: dict[str, str] = field(default_factory=dict)
+    # piece (AREA_PIECE, SYSTEM_PIECE, SPECIAL_PIECE) -> its artwork: (draw, centre x, centre y, size in pixels,
+    # fill colour, lying) -> None; a piece it names no artwork for is drawn as ``render.person``
+    figures: dict[int, Callable[[Any, float, float, float, tuple, bool], None]] = field(default_factory=dict)
     key: Callable[[Any, Any, int, int], int] = no_key  # (draw, game, x0, top) -> y: the picture key's own part
     deck_note: Callable[[Any], str] = no_deck_note  # game -> what the text says after its deck's size
 

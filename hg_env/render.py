@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hg_env.core.ruleset import AREA_PIECE, SPECIAL_PIECE, SYSTEM_PIECE, Decision, get_ruleset, rulesets
+from hg_env.core.ruleset import AREA_PIECE, SYSTEM_PIECE, Decision, get_ruleset, rulesets
 from hg_env.core.tiles import (
     ANIMALS,
     DIRECTION_NAMES,
@@ -1081,9 +1081,10 @@ def _fish(draw: ImageDraw.ImageDraw, cx: float, cy: float, length: float, fill: 
     draw.polygon([(cx - length * 0.3, cy), (cx - length * 0.6, cy - h / 2), (cx - length * 0.6, cy + h / 2)], fill=fill)
 
 
-def _pawn(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
+def person(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
     """A meeple-like figure centred on (cx, cy): head, arms and legs; ``lying`` on its back, head east
-    (a farmer)."""
+    (a farmer). The figure both H&G's pawn and Carcassonne's meeple are drawn as, and any piece whose
+    ruleset declares no artwork of its own (``Presentation.figures``)."""
     s = size / 2
     body = [
         (-0.22, -0.55), (0.22, -0.55), (0.3, -0.3), (0.95, -0.18), (0.95, 0.08), (0.35, 0.12),
@@ -1098,33 +1099,12 @@ def _pawn(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tu
     draw.ellipse(_shape(cx, cy, s, head), fill=fill, outline=INK, width=2)
 
 
-def _hut(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple) -> None:
-    """A hut centred on (cx, cy): a pointed roof over walls."""
-    s = size / 2
-    shape = [(-0.8, 0.75), (-0.8, -0.1), (0.0, -0.85), (0.8, -0.1), (0.8, 0.75)]
-    draw.polygon([(cx + x * s, cy + y * s) for x, y in shape], fill=fill, outline=INK, width=2)
-    draw.rectangle((cx - 0.2 * s, cy + 0.2 * s, cx + 0.2 * s, cy + 0.75 * s), fill=INK)
-
-
-def _abbot(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple) -> None:
-    """An abbot centred on (cx, cy): a long robe, a hood, and a white rope belt."""
-    s = size / 2
-    robe = [(-0.62, 0.95), (-0.4, 0.1), (-0.3, -0.45), (0.3, -0.45), (0.4, 0.1), (0.62, 0.95)]
-    draw.polygon(_shape(cx, cy, s, robe), fill=fill, outline=INK, width=2)
-    draw.ellipse(_shape(cx, cy, s, [(-0.36, -1.05), (0.36, -0.35)]), fill=fill, outline=INK, width=2)
-    draw.ellipse(_shape(cx, cy, s, [(-0.18, -0.82), (0.18, -0.5)]), fill=(240, 205, 170))
-    draw.line(_shape(cx, cy, s, [(-0.42, 0.3), (0.42, 0.3)]), fill=(255, 255, 255), width=max(1, int(s * 0.15)))
-
-
-def _figure(draw: ImageDraw.ImageDraw, piece: int, lying: bool, cx: float, cy: float, size: float, fill: tuple) -> None:
-    """An occupant centred on (cx, cy), drawn by its piece's role: a hut (``SYSTEM_PIECE``), an abbot
-    (``SPECIAL_PIECE``), or a pawn / meeple (``AREA_PIECE``; ``lying``: a farmer)."""
-    if piece == SYSTEM_PIECE:
-        _hut(draw, cx, cy, size, fill)
-    elif piece == SPECIAL_PIECE:
-        _abbot(draw, cx, cy, size, fill)
-    else:
-        _pawn(draw, cx, cy, size, fill, lying=lying)
+def _figure(
+    draw: ImageDraw.ImageDraw, ruleset: str, piece: int, lying: bool, cx: float, cy: float, size: float, fill: tuple
+) -> None:
+    """An occupant of ``piece`` centred on (cx, cy), in its ruleset's artwork (``Presentation.figures``: H&G's
+    hut, Carcassonne's abbot), else as a ``person`` (``lying``: a farmer)."""
+    presentation(ruleset).figures.get(piece, person)(draw, cx, cy, size, fill, lying)
 
 
 def _figure_size(piece: int, tile_px: int) -> float:
@@ -1512,7 +1492,7 @@ def draw_occupant(
     lying = _look(game.ruleset, tile_zones(game.ruleset, tile)[local]).lying
     piece = _figure_piece(game.ruleset, kind)
     draw.begin("occupant", seat=seat, kind=kind, x=x, y=y, zone=local)
-    _figure(draw, piece, lying, cx, cy, _figure_size(piece, layout.tile_px), PLAYER_COLORS[seat])
+    _figure(draw, game.ruleset, piece, lying, cx, cy, _figure_size(piece, layout.tile_px), PLAYER_COLORS[seat])
     draw.end()
 
 
@@ -1583,7 +1563,7 @@ def _draw_panel(
         for i, (kind, piece) in enumerate(kinds):
             sx += 8 * (i > 0)
             for _ in range(supply[kind]):
-                _figure(draw, piece, False, sx, y + 32, 15, color)
+                _figure(draw, game.ruleset, piece, False, sx, y + 32, 15, color)
                 sx += 17 if piece == SYSTEM_PIECE else 15
         draw.text((right, y + 32), supply_text(game, seat), fill=(90, 90, 90), font=_font(SMALL_TEXT), anchor="rm")
         y += SEAT_HEIGHT

@@ -16,7 +16,7 @@ import pytest
 
 import hg_env
 import hg_env.rulesets
-from hg_env import aec
+from hg_env import aec, render
 from hg_env.core import ruleset as ruleset_module
 from hg_env.game import Game
 from hg_env.play import help_text
@@ -32,6 +32,7 @@ from hg_env.render import (
     zone_glyphs,
     zone_summary,
 )
+from hg_env.sketch import Sketch
 
 
 def test_rulesets_are_the_packages_of_the_rulesets_folder_in_their_listed_order() -> None:
@@ -194,3 +195,26 @@ def test_each_rulesets_part_of_the_env_card_is_in_it_and_true(ruleset: str) -> N
     channels = int(re.search(r"observation ``\((\d+), 25, 25\)``", card).group(1))
     assert len(hg_env.channel_names(ruleset, 12)) == channels
     assert f"hg_env/{presentation(ruleset).gym_name}-v0" in aec.__doc__
+
+
+@pytest.mark.parametrize("name", ["hg2020", "hg2002", "carcassonne"])
+def test_each_ruleset_draws_its_figures_in_its_own_artwork(name: str) -> None:
+    """Issue 29: a piece's artwork is its ruleset's (``Presentation.figures``: H&G's hut, Carcassonne's abbot),
+    one per piece it deals; the pictures draw a figure with it, and render keeps no game's figure artwork."""
+    figures = presentation(name).figures
+    assert set(figures) == {kind.piece for kind in ruleset_module.get_ruleset(name).occupants}
+    for piece, artwork in figures.items():
+        drawn, own = Sketch(), Sketch()
+        render._figure(drawn, name, piece, True, 40.0, 40.0, 20.0, (1, 2, 3))
+        artwork(own, 40.0, 40.0, 20.0, (1, 2, 3), True)
+        assert drawn.marks == own.marks != []
+    assert not [old for old in ("_pawn", "_hut", "_abbot") if hasattr(render, old)]
+
+
+def test_a_piece_with_no_artwork_of_its_ruleset_is_drawn_as_a_person(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A presentation that names no figures (the default) still gets every piece drawn: as ``render.person``."""
+    monkeypatch.setattr(render, "presentation", lambda name: Presentation())
+    drawn, person = Sketch(), Sketch()
+    render._figure(drawn, "hg2020", ruleset_module.SYSTEM_PIECE, False, 10.0, 10.0, 16.0, (1, 2, 3))
+    render.person(person, 10.0, 10.0, 16.0, (1, 2, 3), False)
+    assert drawn.marks == person.marks != []

@@ -74,6 +74,17 @@ def hunters_zone(zone: dict, tile: dict, glyphs: list[str], notes: list[str], na
     )
 
 
+def draw_hut(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
+    """A hut centred on (cx, cy): a pointed roof over walls (it never lies down)."""
+    s = size / 2
+    shape = [(-0.8, 0.75), (-0.8, -0.1), (0.0, -0.85), (0.8, -0.1), (0.8, 0.75)]
+    draw.polygon([(cx + x * s, cy + y * s) for x, y in shape], fill=fill, outline=art.INK, width=2)
+    draw.rectangle((cx - 0.2 * s, cy + 0.2 * s, cx + 0.2 * s, cy + 0.75 * s), fill=art.INK)
+
+
+FIGURES = {PAWN: art.person, HUT: draw_hut}  # Presentation.figures: a pawn stands like a meeple
+
+
 def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: the animals with their points and the fish (left), the forest and meadow signs
     (right), then the pawn and the hut; returns the y below them."""
@@ -98,7 +109,7 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
         (HUT, "hut on a river or lake: scores the fish of its river system at the end"),
     ]
     for piece, text in figures:
-        art._figure(draw, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
+        art._figure(draw, game.ruleset, piece, False, x0 + 9, y + 9, 17, (120, 120, 120))
         y = art._text_lines(draw, (x0 + 24, y + 2), text, 12, art.INK, end) + 4
     return y
 

@@ -117,6 +117,16 @@ def drawn_zone(zone: dict, tile: dict) -> DrawnZone:
     return DrawnZone(**{**plain.__dict__, "glyphs": glyphs, "notes": tuple(notes), "spring": spring, "pond": pond})
 
 
+def draw_abbot(draw: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: tuple, lying: bool = False) -> None:
+    """An abbot centred on (cx, cy): a long robe, a hood, and a white rope belt (he never lies down)."""
+    s = size / 2
+    robe = [(-0.62, 0.95), (-0.4, 0.1), (-0.3, -0.45), (0.3, -0.45), (0.4, 0.1), (0.62, 0.95)]
+    draw.polygon(art._shape(cx, cy, s, robe), fill=fill, outline=art.INK, width=2)
+    draw.ellipse(art._shape(cx, cy, s, [(-0.36, -1.05), (0.36, -0.35)]), fill=fill, outline=art.INK, width=2)
+    draw.ellipse(art._shape(cx, cy, s, [(-0.18, -0.82), (0.18, -0.5)]), fill=(240, 205, 170))
+    draw.line(art._shape(cx, cy, s, [(-0.42, 0.3), (0.42, 0.3)]), fill=(255, 255, 255), width=max(1, int(s * 0.15)))
+
+
 def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -> int:
     """The picture's key: cities, coats of arms, roads, monasteries and gardens with their points (left),
     the figures (right); returns the y below."""
@@ -142,7 +152,7 @@ def draw_key(draw: ImageDraw.ImageDraw, game: GameView, x0: int, key_top: int) -
     figures += [(("abbot (monastery,", "garden)"), False, ABBOT)] * abbot
     for i, (lines, lying, piece) in enumerate(figures):
         fy = key_top + 12 + 34 * i
-        art._figure(draw, piece, lying, x0 + 135, fy, 18, (120, 120, 120))
+        art._figure(draw, game.ruleset, piece, lying, x0 + 135, fy, 18, (120, 120, 120))
         for k, line in enumerate(lines):
             draw.text((x0 + 150, fy - 7 + 13 * k - 6 * (len(lines) - 1)), line, fill=art.INK, font=font)
     return ky + 26
@@ -209,6 +219,7 @@ PRESENTATION = Presentation(
     compact_legend=COMPACT_LEGEND,
     occupy_help=OCCUPY_HELP,
     zone=drawn_zone,
+    figures={MEEPLE: art.person, ABBOT: draw_abbot},
     key=draw_key,
     glyphs=GLYPHS,
     terrains=LANDSCAPE,
