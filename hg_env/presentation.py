@@ -4,8 +4,8 @@ The rules (``hg_env.rulesets.<name>.RULESET``) say what a game does; its present
 named and drawn: where it is listed, its Gymnasium id and PettingZoo factory, the text board's legends,
 the help lines of ``hgenv play``, the translator of its tile catalogue into the zone facts that
 ``hg_env.render`` draws (``DrawnZone``), how it draws each type of zone (``Terrain``: shapes and colours)
-and each of its pieces (``figures``), and its part of the picture's key (its landscape, points and figures). The shared code reads these and
-never a ruleset's name.
+and each of its pieces (``figures``), and its part of the picture's key (its landscape, points and figures).
+The shared code reads these and never a ruleset's name.
 
 A ruleset without a ``presentation`` module (a test ruleset) gets ``Presentation()``'s defaults.
 This module imports nothing of hg_env: ``hg_env.core.ruleset`` reads ``listed`` to order the rulesets.
