@@ -189,6 +189,30 @@ def test_hgenv_evaluate_plays_the_models_own_ruleset(tmp_path: Path, capsys) -> 
     assert "vs random: win rate" in out and "| `random` | 2 |" in out
 
 
+def test_play_games_plays_the_opening_before_the_agents() -> None:
+    """``opening`` moves first (expert iteration's gate: greedy's first decisions): here it finishes
+    every game, so agents that refuse to be asked never are, and the scores are the opening's."""
+    from hg_env.agents.greedy import greedy_actions
+    from hg_env.core.state import OVER
+
+    class Refuses(FunctionAgent):
+        def act_batch(self, observations, action_masks, state=None):
+            raise AssertionError("an agent was asked to move after the opening finished the games")
+
+    seen = []
+
+    def opening(state) -> None:
+        seen.append(len(state.phase))
+        rng = np.random.default_rng(0)
+        while (state.phase != OVER).any():
+            engine.step(state, np.where(state.phase != OVER, greedy_actions(state, rng), -1))
+
+    agent, opponent = Refuses(lambda obs, mask: 0), Refuses(lambda obs, mask: 0)
+    scores, seats = play_games(agent, opponent, 4, seed=3, opening=opening)
+    assert seen == [4] and scores.shape == (4, 2) and list(seats) == [0, 1, 0, 1]
+    assert (scores > 0).any()
+
+
 def test_play_games_keeps_its_arguments() -> None:
     """play_games(agent, opponent, games, seed, num_players, rules): another evaluation path builds on it."""
     scores, seats = play_games(make_agent("random"), make_agent("random"), 3, 0, 3, Rules(ruleset="carcassonne"))

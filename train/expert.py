@@ -461,31 +461,23 @@ def gate(
     """The learner's search against the best network's search: (win rate, 95% interval).
 
     ``gate.games`` games on paired decks, seats swapped (``hg_env.arena.evaluate``'s deck seeds),
-    all searched at once; the first ``selfplay.opening`` decisions of every game are greedy's."""
-    from hg_env.arena.evaluate import EvalResult, deck_seeds
+    all searched at once (``play_games``); the first ``selfplay.opening`` decisions of every game are greedy's."""
+    from hg_env.arena.evaluate import EvalResult, play_games
 
-    players = config.env.num_players
     sims = config.gate.sims or config.search.sims
     agent = _agent(learner, searchnet_metadata(learner, config), config, seed, sims)
     opponent = _agent(best[0], best[1], config, seed + 1, sims)
-    seeds = deck_seeds(seed, -(-config.gate.games // players))
-    total = len(seeds) * players
-    state = engine.new_games(
-        players, config.rules(), seeds=[seeds[g // players] for g in range(total)], record_events=False
+    rng = np.random.default_rng(seed)
+    scores, seats = play_games(
+        agent,
+        opponent,
+        config.gate.games,
+        seed,
+        config.env.num_players,
+        config.rules(),
+        opening=lambda state: _opening(state, config.selfplay.opening, rng),
     )
-    seats = np.arange(total) % players
-    _opening(state, config.selfplay.opening, np.random.default_rng(seed))
-    while True:
-        live = state.phase != OVER
-        if not live.any():
-            break
-        actions = np.full(total, -1, dtype=np.int64)
-        mine = live & (state.current == seats)
-        for who, rows in ((agent, np.flatnonzero(mine)), (opponent, np.flatnonzero(live & ~mine))):
-            if len(rows):
-                actions[rows] = who.act_batch(None, engine.legal_action_mask(state, rows), state.take(rows))
-        engine.step(state, actions)
-    result = EvalResult.from_games("best", state.score[:, :players].astype(np.int64), seats)
+    result = EvalResult.from_games("best", scores, seats)
     return result.win_rate, (result.ci_low, result.ci_high)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ from hg_env.core import engine
 from hg_env.core.observation import observe
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
-from hg_env.core.state import OVER
+from hg_env.core.state import OVER, State
 from hg_env.rule_flags import parse_flags
 from hg_env.tables import render_table
 
@@ -127,11 +127,13 @@ def play_games(
     num_players: int = 2,
     rules: Rules | None = None,
     decks: slice = slice(None),
+    opening: Callable[[State], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``games`` (rounded up to a multiple of ``num_players``) at once.
 
     ``decks`` plays only those deck orders of the evaluation (a task of ``hgenv evaluate
-    --ray``); the agents' generators then start from the chunk's first deck.
+    --ray``); the agents' generators then start from the chunk's first deck. ``opening`` plays
+    the first moves of the new games before the agents do (expert iteration's gate: greedy's).
     Returns the final scores [G, players] and the agent's seat [G]."""
     rules = rules or Rules()
     seeds = deck_seeds(seed, math.ceil(games / num_players))[decks]
@@ -143,6 +145,8 @@ def play_games(
     first = 2 * (decks.start or 0)  # 0 for the whole evaluation: its seeds as they always were
     agent.reset(seed + first)
     opponent.reset(seed + first + 1)
+    if opening is not None:
+        opening(state)
     while True:
         live = state.phase != OVER
         if not live.any():
