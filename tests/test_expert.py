@@ -163,6 +163,39 @@ def test_config_errors_name_the_key() -> None:
         expert_config_from_dict({"run": {"backend": "expert"}, "start": {"model": "nowhere.zip"}})
 
 
+def test_expert_and_ppo_configs_read_their_tables_with_one_checker(tmp_path: Path) -> None:
+    """train.config's ``load_checked`` and ``sections_from_dict`` read both kinds of config: the
+    same messages for an unknown table, a table that is not one, and the file's name in front."""
+    from hg_env.train.config import load_config
+    from hg_env.train.expert import load_expert_config
+
+    path = tmp_path / "bad.toml"
+    for text, message in (("[gat]\ngames = 4\n", "unknown table 'gat'"), ("gate = 3\n", "[gate] must be a table")):
+        path.write_text(text + '[run]\nbackend = "expert"\n')
+        with pytest.raises(ConfigError, match=re.escape(f"{path}: {message}")):
+            load_expert_config(path)
+    path.write_text("[opponentz]\n")
+    with pytest.raises(ConfigError, match=re.escape(f"{path}: unknown table 'opponentz' (did you mean 'opponents'?)")):
+        load_config(path)
+    path.write_text('[run]\nbackend = "expert"\nname = "x"\n')
+    assert load_expert_config(path, {"gate": {"games": 6}}).gate.games == 6  # overrides, as hgenv train --set
+
+
+def test_a_refused_start_creates_nothing(tmp_path: Path) -> None:
+    """train.checkpoint's ``open_run_dir`` (PPO's and expert iteration's): the checks come first."""
+    from hg_env.train.checkpoint import CheckpointError, open_run_dir
+
+    run_dir = tmp_path / "run"
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        open_run_dir(run_dir, True, checkpoint_paths, read_expert_checkpoint)
+    assert not run_dir.exists()
+    assert open_run_dir(run_dir, False, checkpoint_paths, read_expert_checkpoint, ("checkpoints", "logs")) is None
+    assert sorted(p.name for p in run_dir.iterdir()) == ["checkpoints", "logs"]
+    (run_dir / "final_model.zip").write_bytes(b"")
+    with pytest.raises(ValueError, match="already holds a run"):
+        open_run_dir(run_dir, False, checkpoint_paths, read_expert_checkpoint)
+
+
 def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None:
     from hg_env.train.expert import load_expert_config
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import io
 import pickle
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,29 @@ def restore_object(obj: Any, saved: dict) -> None:
 
 
 # ---------------------------------------------------------------- logs
+
+
+def open_run_dir(
+    run_dir: Path,
+    resume: bool,
+    checkpoints: Callable[[Path], list[Path]],
+    read: Callable[[Path], dict],
+    folders: Sequence[str] = ("checkpoints",),
+) -> dict | None:
+    """Check ``run_dir`` for a fresh start or a resume, then create its ``folders``; on ``resume``
+    the payload of its newest checkpoint (``checkpoints(run_dir)``'s last), as ``read`` returns it
+    (``read`` checks it against the config). Nothing is created before the checks pass."""
+    payload = None
+    if resume:
+        saved = checkpoints(run_dir)
+        if not saved:
+            raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
+        payload = read(saved[-1])
+    elif checkpoints(run_dir) or (run_dir / "final_model.zip").exists():
+        raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
+    for sub in folders:
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    return payload
 
 
 def eval_log_size(run_dir: Path) -> int:

@@ -23,9 +23,10 @@ import difflib
 import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import tomli_w
 
@@ -38,6 +39,7 @@ from hg_env.core.search import ESTIMATE_FEATURES, LOOKAHEAD_FEATURES
 REWARDS = ("win", "score_diff", "score")
 BACKENDS = ("sb3", "rllib")
 MAX_ROLLOUT_BYTES = 16 * 2**30  # observations and masks of one rollout (ppo.n_steps * env.num_envs decisions)
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -220,14 +222,22 @@ class TrainConfig:
 def load_config(path: str | Path, overrides: dict[str, dict[str, Any]] | None = None) -> TrainConfig:
     """Read and validate a TOML config file, with ``overrides`` (``{"run": {"name": "x"}}``) applied
     to its tables first; ConfigError naming the file and key on any problem."""
+    return load_checked(path, overrides, config_from_dict)
+
+
+def load_checked(
+    path: str | Path, overrides: dict[str, dict[str, Any]] | None, build: Callable[[dict[str, Any]], T]
+) -> T:
+    """``build`` (which checks) of a TOML file's tables, ``overrides`` applied to them first;
+    ConfigError naming the file (``load_config``, expert iteration's ``load_expert_config``)."""
     path = Path(path)
     raw = read_toml(path)
     for table, values in (overrides or {}).items():
         section = raw.setdefault(table, {})
-        if isinstance(section, dict):  # not a table: config_from_dict names it
+        if isinstance(section, dict):  # not a table: build names it
             section.update(values)
     try:
-        return config_from_dict(raw)
+        return build(raw)
     except ConfigError as err:
         raise ConfigError(f"{path}: {err}") from None
 
@@ -254,18 +264,23 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
     """Build a validated TrainConfig from nested dicts (tables of the TOML file)."""
-    sections = {f.name: f.type for f in dataclasses.fields(TrainConfig)}
-    _reject_unknown(raw, sections, "table")
-    values = {}
-    for f in dataclasses.fields(TrainConfig):
-        table = raw.get(f.name, {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"[{f.name}] must be a table, got {table!r}")
-        cls = type(getattr(TrainConfig(), f.name))
-        values[f.name] = _section(cls, table, f.name)
-    config = TrainConfig(**values)
+    config = sections_from_dict(TrainConfig, raw)
     _check(config)
     return config
+
+
+def sections_from_dict(cls: type[T], raw: dict[str, Any]) -> T:
+    """A config dataclass of tables (``TrainConfig``, ``ExpertConfig``) from the TOML file's tables:
+    unknown tables refused, every table checked by ``_section``; the checks across keys are the caller's."""
+    fields = [f.name for f in dataclasses.fields(cls)]
+    _reject_unknown(raw, fields, "table")
+    values = {}
+    for name in fields:
+        table = raw.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{name}] must be a table, got {table!r}")
+        values[name] = _section(type(getattr(cls(), name)), table, name)
+    return cls(**values)
 
 
 def _reject_unknown(given: dict, known: Any, what: str, prefix: str = "") -> None:

@@ -68,9 +68,17 @@ from hg_env.train.checkpoint import (
     CheckpointError,
     generator_from,
     generator_state,
+    open_run_dir,
     write_checkpoint,
 )
-from hg_env.train.config import ConfigError, _reject_unknown, _require, _section, bounded, check_folder_name, read_toml
+from hg_env.train.config import (
+    ConfigError,
+    _require,
+    bounded,
+    check_folder_name,
+    load_checked,
+    sections_from_dict,
+)
 
 CHECKPOINT_FORMAT = "hg_env-expert-checkpoint-v1"
 LOG = "expert.jsonl"
@@ -177,29 +185,12 @@ def is_expert_config(raw: dict) -> bool:
 
 def load_expert_config(path: str | Path, overrides: dict[str, dict[str, Any]] | None = None) -> ExpertConfig:
     """Read and check an expert-iteration config; ConfigError naming the file and key."""
-    path = Path(path)
-    raw = read_toml(path)
-    for table, values in (overrides or {}).items():
-        section = raw.setdefault(table, {})
-        if isinstance(section, dict):
-            section.update(values)
-    try:
-        return expert_config_from_dict(raw)
-    except ConfigError as err:
-        raise ConfigError(f"{path}: {err}") from None
+    return load_checked(path, overrides, expert_config_from_dict)
 
 
 def expert_config_from_dict(raw: dict[str, Any]) -> ExpertConfig:
     """A checked ExpertConfig from the tables of a TOML file (the checks of hg_env.train.config)."""
-    fields = {f.name: f for f in dataclasses.fields(ExpertConfig)}
-    _reject_unknown(raw, fields, "table")
-    values = {}
-    for name in fields:
-        table = raw.get(name, {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"[{name}] must be a table, got {table!r}")
-        values[name] = _section(type(getattr(ExpertConfig(), name)), table, name)
-    config = ExpertConfig(**values)
+    config = sections_from_dict(ExpertConfig, raw)
     check_folder_name(config.run.name, "run.name")
     _require(
         config.run.backend == BACKEND, "run.backend", f"{BACKEND!r} in an expert-iteration config", config.run.backend
@@ -611,20 +602,18 @@ def _restore(payload: dict, config: ExpertConfig, device: str) -> RunState:
     return run
 
 
+def _read_for(path: Path, config: ExpertConfig) -> dict:
+    """The payload of checkpoint ``path``, refused if another config than ``config`` wrote it."""
+    payload = read_expert_checkpoint(path)
+    if payload["config"] != to_toml(config):
+        raise ValueError(f"{path} was written by another config than the one given; resume with the run's own")
+    return payload
+
+
 def prepare_run_dir(config: ExpertConfig, resume: bool) -> tuple[Path, dict | None]:
     """The run directory, and on ``resume`` its newest checkpoint's payload (same config required)."""
     run_dir = Path(config.run.out_dir) / config.run.name
-    payload = None
-    if resume:
-        saved = checkpoint_paths(run_dir)
-        if not saved:
-            raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-        payload = read_expert_checkpoint(saved[-1])
-        if payload["config"] != to_toml(config):
-            raise ValueError(f"{saved[-1]} was written by another config than the one given; resume with the run's own")
-    elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
-        raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    payload = open_run_dir(run_dir, resume, checkpoint_paths, lambda path: _read_for(path, config))
     log = run_dir / LOG
     keep = 0 if payload is None else int(payload["log_bytes"])
     if log.exists() and log.stat().st_size > keep:

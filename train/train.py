@@ -88,6 +88,7 @@ from hg_env.train.checkpoint import (
     generator_from,
     generator_state,
     global_rng_states,
+    open_run_dir,
     read_checkpoint,
     restore_global_rngs,
     restore_object,
@@ -551,16 +552,13 @@ def prepare_run_dir(config: TrainConfig, resume: bool) -> tuple[Path, dict | Non
     ``config``). Nothing is created before the checks pass; a fresh start empties the logs of an
     attempt stopped before its first checkpoint."""
     run_dir = Path(config.run.out_dir) / config.run.name
-    payload = None
-    if resume:
-        saved = checkpoint_paths(run_dir)
-        if not saved:
-            raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-        payload = load_checkpoint(saved[-1], config)
-    elif checkpoint_paths(run_dir) or (run_dir / "final_model.zip").exists():
-        raise ValueError(f"{run_dir} already holds a run: pass --resume to continue it, or choose another run.name")
-    for sub in ("checkpoints", "snapshots", "tensorboard"):
-        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    payload = open_run_dir(
+        run_dir,
+        resume,
+        checkpoint_paths,
+        lambda path: load_checkpoint(path, config),
+        ("checkpoints", "snapshots", "tensorboard"),
+    )
     if not resume:
         rewind_logs(run_dir, None)
     atomic_write_text(run_dir / "config.toml", to_toml(config))
