@@ -204,3 +204,17 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
         config = load_expert_config(root / name)
         assert config.run.backend == "expert"
     assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1
+
+
+def test_a_generation_s_cpu_seconds_count_its_self_play_workers(tmp_path: Path) -> None:
+    """Two worker processes play the self-play chunks: their CPU is the generation's too, so the log's
+    cpu_seconds exceed what the main process alone spent on the whole run."""
+    import time
+
+    own = time.process_time()
+    run_dir = train_expert(
+        _config(tmp_path, run={"generations": 1}, selfplay={"workers": 2, "chunks": 2}), progress=False
+    )
+    own = time.process_time() - own
+    line = json.loads((run_dir / "expert.jsonl").read_text())
+    assert line["cpu_seconds"] > own

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -505,6 +506,13 @@ def net_kwargs(net: torch.nn.Module) -> dict:
     }
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children: a generation's self-play workers, joined when
+    its pool closes, count in the generation's ``cpu_seconds`` too."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def checkpoint_paths(run_dir: Path) -> list[Path]:
     return sorted((run_dir / "checkpoints").glob("gen_*.pt"))
 
@@ -637,7 +645,7 @@ def train_expert(
         run = _restore(payload, config, device)
         print(f"resuming {run_dir} at generation {run.generation}", file=sys.stderr)
     while run.generation < config.run.generations:
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu = time.perf_counter(), _cpu_seconds()
         best_net, best_meta = run.best
         pack = self_play(best_net, best_meta, config, run.rng)
         run.packs = [*run.packs, pack][-config.learn.window :]
@@ -659,7 +667,7 @@ def train_expert(
             "accepted": bool(accepted),
             "best": run.best[1]["kind"],
             "seconds": round(time.perf_counter() - started, 1),
-            "cpu_seconds": round(time.process_time() - cpu, 1),
+            "cpu_seconds": round(_cpu_seconds() - cpu, 1),
         }
         with (run_dir / LOG).open("a") as f:
             f.write(json.dumps(line) + "\n")
