@@ -335,9 +335,9 @@ class Session:
                     action = self._ask(read)
                     self.say(f"{self.who(self.seat)}: {describe_move(game, action)}")
                 else:
-                    action = self._opponent_move()
+                    action = self.opponent_move()
                 game.step(action)
-                self._report_events()
+                self.report_events()
                 self._refresh_image()
             self.say(self._board())
             self.say(
@@ -389,7 +389,8 @@ class Session:
         self._legend_shown, self._compact = True, compact
         return render_ansi(self.game, self.names, self.color, compact=compact, legend=legend)
 
-    def _opponent_move(self) -> int:
+    def opponent_move(self) -> int:
+        """The action of the agent whose turn it is, said in words (not stepped: the caller steps it)."""
         game = self.game
         seat = game.current_player
         agent = self.agents[seat]
@@ -399,7 +400,8 @@ class Session:
         self.say(f"{self.who(seat)}: {describe_move(game, action)}")
         return action
 
-    def _report_events(self) -> None:
+    def report_events(self) -> None:
+        """Say the game's events since the last report, in sentences."""
         for event in self.game.events[self._events_shown :]:
             self.say(f"  * {describe_event(event, self.names, self.game.ruleset)}")
         self._events_shown = len(self.game.events)

@@ -273,12 +273,12 @@ class GameServer:
             raise RequestError("the game is over", 409)
         if self.your_turn():
             raise RequestError("it is your turn, not an agent's", 409)
-        self._step(self.session._opponent_move())
+        self._step(self.session.opponent_move())
 
     def _step(self, action: int) -> None:
         session = self.session
         session.game.step(action)
-        session._report_events()
+        session.report_events()
         if session.game.is_over:
             game = session.game
             scores = ", ".join(f"{session.who(s)} {game.scores[s]}" for s in range(game.num_players))
