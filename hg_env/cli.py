@@ -156,7 +156,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 def _ladder_parser(sub) -> None:
     """``hgenv ladder --agent SPEC``, ``hgenv ladder build``, ``hgenv ladder table`` (hg_env.arena.ladder)."""
-    from hg_env.arena.ladder import DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_GAMES_PER_PAIR, RUNG_NAMES
+    from hg_env.arena.ladder import ALL_RUNG_NAMES, DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_GAMES_PER_PAIR
 
     ray_help = "play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)"
     lad = sub.add_parser("ladder", help="place an agent on the ruleset's rating scale (random = 0, greedy = 1000)")
@@ -177,13 +177,19 @@ def _ladder_parser(sub) -> None:
     build.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
     build.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=ray_help)
     build.add_argument("--only-stale", action="store_true", help="only the pairings of stale rungs")
-    build.add_argument("--rungs", nargs="+", choices=RUNG_NAMES, help="only these rungs (a small build)")
+    build.add_argument("--rungs", nargs="+", choices=ALL_RUNG_NAMES, help="only these rungs (a small build)")
     build.add_argument("--max-games", type=int, help="stop after this many games (resume later)")
     build.add_argument("--reference", help=reference_help)
     _ruleset_option(build)
     table = what.add_parser("table", help="the rungs' ratings from the stored reference games")
     table.add_argument("--reference", help=reference_help)
     _ruleset_option(table)
+    pairs = what.add_parser(
+        "pairs", help="win rates with 95%% intervals and CPU per move of the stored pairings (paired decks)"
+    )
+    pairs.add_argument("--rung", help="only the pairings of this rung, e.g. puct")
+    pairs.add_argument("--reference", help=reference_help)
+    _ruleset_option(pairs)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -23,6 +23,8 @@ from hg_env.arena.ladder import (
     game_key,
     ladder,
     plan,
+    points,
+    reference_pairs,
     reference_table,
     rungs,
 )
@@ -105,7 +107,7 @@ def test_the_plan_pairs_neighbours_and_skips() -> None:
 
 
 def _build(path: Path, ruleset: str = "hg2020", **kwargs) -> Reference:
-    return build(ruleset, games_per_pair=4, reference=path, rung_names=CHEAP, log=lambda *_: None, **kwargs)
+    return build(ruleset, games_per_pair=4, reference=path, only=CHEAP, log=lambda *_: None, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +197,7 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
         only_stale=True,
         max_games=0,
         log=said.append,
-        rung_names=[*CHEAP, "ppo"],
+        only=[*CHEAP, "ppo"],
     )
     assert said[0].startswith("ladder build hg2020: 2 pairings, 6 games to play (this run plays 0)")
     assert "`ppo`" in said[1]
@@ -267,7 +269,7 @@ def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_pat
         cpu_hours=0.5,
         max_games=0,
         log=said.append,
-        rung_names=["greedy", "mcts:sims=16", "mcts"],
+        only=["greedy", "mcts:sims=16", "mcts"],
     )
     assert said[0].startswith("cut to fit --cpu-hours 0.5: `mcts:sims=16` vs `mcts` ")
     with pytest.raises(ValueError, match="cpu-hours"):
@@ -282,7 +284,7 @@ def test_the_default_plan_separates_adjacent_rungs_within_about_50_elo() -> None
     from hg_env.arena.ladder import DEFAULT_GAMES_PER_PAIR
 
     truth = {"random": 0.0, "greedy": 1000.0, "greedy:opponents=0.75": 1150.0, "ppo": 1100.0}
-    truth |= {"mcts:sims=16": 1050.0, "mcts": 1225.0}
+    truth |= {"mcts:sims=16": 1050.0, "mcts": 1225.0, "puct": 1350.0}
     pairs = plan(rungs("hg2020"), DEFAULT_GAMES_PER_PAIR)
     rng = np.random.default_rng(2)
     names = list(truth)
@@ -292,7 +294,7 @@ def test_the_default_plan_separates_adjacent_rungs_within_about_50_elo() -> None
         fit = bt.fit(drawn, anchors)
         fits.append([fit.ratings[n] for n in names])
     ratings = np.array(fits)
-    for k in range(1, len(names) - 1):  # greedy -> greedy:opponents=0.75 -> ppo -> mcts:sims=16 -> mcts
+    for k in range(1, len(names) - 1):  # greedy -> greedy:opponents=0.75 -> ppo -> mcts:sims=16 -> mcts -> puct
         half = 1.96 * np.std(ratings[:, k + 1] - ratings[:, k])
         assert half <= 52, (names[k], names[k + 1], half)
 
@@ -317,3 +319,33 @@ def test_reading_a_reference_file_never_rewrites_it(tmp_path: Path, references) 
     reference_table("hg2020", path)
     ladder("greedy:opponents=0.5", ruleset="hg2020", games=2, reference=path)
     assert path.read_text() == text
+
+
+def test_the_search_rung_tops_hg2020_with_the_shipped_model() -> None:
+    """``puct`` (the shipped PPO model guiding the search) is hg2020's top rung; the other rulesets stop at mcts."""
+    from hg_env.agents.base import make_agent
+    from hg_env.arena.ladder import MODELS_DIR, SEARCH_RUNG, rung_names
+
+    top = rungs("hg2020")[-1]
+    assert top.name == SEARCH_RUNG and top.model == MODELS_DIR / "ppo_hg2020.zip" and top.sha256
+    assert make_agent(top.spec).name == "puct"
+    assert [r.name for r in rungs("hg2002")] == list(rung_names("hg2002")) and SEARCH_RUNG not in rung_names("hg2002")
+    with pytest.raises(ValueError, match="unknown rung"):
+        build("carcassonne", only=[SEARCH_RUNG], reference="unused.jsonl", log=lambda *_: None)
+
+
+def test_the_pairs_table_counts_each_stored_pairing(references, capsys) -> None:
+    """``hgenv ladder pairs``: one row per pairing, the higher rung first, its points over the games."""
+    path = references["hg2020"]
+    lines = _lines(path)
+    text = reference_pairs("hg2020", path)
+    rows = [row for row in text.splitlines() if row.startswith("| `")]
+    assert len(rows) == len({tuple(sorted(line["seats"])) for line in lines}) == 3
+    mine = [line for line in lines if set(line["seats"]) == {"greedy", "random"}]
+    rate = 100 * sum(points(line, "greedy") for line in mine) / len(mine)
+    assert f"| `greedy` vs `random` | {len(mine)} | {rate:.1f}% [" in text
+    assert reference_pairs("hg2020", path, rung="random").count("| `") == 2
+    with pytest.raises(ValueError, match="unknown rung 'nope'"):
+        reference_pairs("hg2020", path, rung="nope")
+    assert main(["ladder", "pairs", "--ruleset", "hg2020", "--reference", str(path), "--rung", "greedy"]) == 0
+    assert "`greedy:opponents=0.75` vs `greedy`" in capsys.readouterr().out

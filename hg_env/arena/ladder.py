@@ -8,7 +8,8 @@ Rungs
     Every ruleset has the same reference agents (``RUNG_NAMES``): ``random``, ``greedy``,
     ``greedy:opponents=0.75``, ``ppo`` (the shipped model ``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``,
     trained by ``configs/quick.toml``, ``configs/hg2002_quick.toml`` or ``configs/carcassonne_quick.toml``),
-    a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults.
+    a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults. A ruleset whose search agent has been
+    measured has ``puct`` on top (``SEARCH_RUNGS``: hg2020), playing its shipped network ``ppo_<ruleset>.zip``.
 
 Scale
     Bradley–Terry on the Elo scale (hg_env.arena.bradley_terry), fitted over every current reference
@@ -66,7 +67,10 @@ HERE = Path(__file__).resolve().parent
 REFERENCE_DIR = HERE / "reference"
 MODELS_DIR = HERE / "models"
 CHEAP_MCTS = "mcts:sims=16"  # about 1 CPU-s per game (carcassonne 1.4; 24 sims: 1.9), a 20th of the defaults
-RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")
+RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")  # every ruleset's
+SEARCH_RUNG = "puct"  # information-set PUCT with the shipped model (hg_env.agents.puct), at its defaults
+SEARCH_RUNGS = ("hg2020",)  # rulesets with the search rung on top
+ALL_RUNG_NAMES = (*RUNG_NAMES, SEARCH_RUNG)
 ANCHORS = {"random": 0.0, "greedy": 1000.0}
 AGENT = "(agent)"  # the placed agent's name in games.jsonl and the fit (no spec looks like it)
 BUILD_SEED = 27  # the reference games' decks
@@ -75,6 +79,7 @@ DEFAULT_GAMES_PER_PAIR = 200  # about ±50 Elo between adjacent rungs (tests/tes
 DEFAULT_GAMES, DEFAULT_BUDGET, DEFAULT_BATCH = 200, 15.0, 20
 # CPU seconds per two-player game before a rung has games to measure (measured on the 2-core machine)
 GUESS_CPU_PER_GAME = {"random": 0.01, "greedy": 0.2, "greedy:opponents=0.75": 0.2, "ppo": 0.5, CHEAP_MCTS: 1.2}
+GUESS_CPU_PER_GAME[SEARCH_RUNG] = 17.0
 # mcts at its defaults, CPU-s per two-player game, as the first reference builds measured it on a 16-core machine
 # (the README's 17 s for hg2020 was measured on an idle 2-core one); a build uses its measured costs once it has games
 GUESS_MCTS_CPU_PER_GAME = {"hg2020": 22.0, "hg2002": 20.0, "carcassonne": 30.0}
@@ -104,14 +109,21 @@ class Rung:
         return None if self.model is None else file_sha256(self.model)
 
 
+def rung_names(ruleset: str) -> tuple[str, ...]:
+    """The rung names of a ruleset, weakest first."""
+    return (*RUNG_NAMES, SEARCH_RUNG) if ruleset in SEARCH_RUNGS else RUNG_NAMES
+
+
 def rungs(ruleset: str) -> list[Rung]:
     """The rungs of a ruleset, weakest first (the order of the reference pairings)."""
     _check_ruleset(ruleset)
     out = []
-    for name in RUNG_NAMES:
+    model = MODELS_DIR / f"ppo_{ruleset}.zip"
+    for name in rung_names(ruleset):
         if name == "ppo":
-            model = MODELS_DIR / f"ppo_{ruleset}.zip"
             out.append(Rung(name, f"policy:path={model},ruleset={ruleset}", model))
+        elif name == SEARCH_RUNG:
+            out.append(Rung(name, f"{SEARCH_RUNG}:path={model}", model))
         else:
             out.append(Rung(name, name))
     return out
@@ -363,13 +375,13 @@ def build(
     ray_address: str | None = None,
     only_stale: bool = False,
     reference: str | Path | None = None,
-    rung_names: Sequence[str] | None = None,
+    only: Sequence[str] | None = None,
     max_games: int | None = None,
     log=print,
 ) -> Reference:
     """Play the reference games still missing (module docstring), appending each to the reference file.
 
-    ``cpu_hours`` bounds the whole plan's estimated CPU (``fit_budget``); ``rung_names`` builds only those rungs
+    ``cpu_hours`` bounds the whole plan's estimated CPU (``fit_budget``); ``only`` builds only those rungs
     (a small test build); ``max_games`` stops after that many."""
     _check_ruleset(ruleset)
     if not (isinstance(cpu_hours, (int, float)) and math.isfinite(cpu_hours) and cpu_hours > 0):
@@ -379,11 +391,11 @@ def build(
     if ray_address is not None and workers > 1:
         raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
     rung_list = rungs(ruleset)
-    if rung_names is not None:
-        unknown = sorted(set(rung_names) - set(RUNG_NAMES))
+    if only is not None:
+        unknown = sorted(set(only) - {r.name for r in rung_list})
         if unknown:
-            raise ValueError(f"unknown rung(s) {unknown}; the rungs are {list(RUNG_NAMES)}")
-        rung_list = [r for r in rung_list if r.name in rung_names]
+            raise ValueError(f"unknown rung(s) {unknown} in {ruleset}; its rungs are {[r.name for r in rung_list]}")
+        rung_list = [r for r in rung_list if r.name in only]
     for r in rung_list:
         if r.model is not None and r.sha256 is None:
             raise ValueError(f"{r.model} is missing: train it with hgenv train --config {train_config(ruleset)}")
@@ -750,6 +762,47 @@ def reference_table(ruleset: str, reference: str | Path | None = None) -> str:
     return text + "".join(note + "\n" for note in _notes(ruleset, ref.stale, unrated))
 
 
+def reference_pairs(ruleset: str, reference: str | Path | None = None, rung: str | None = None) -> str:
+    """Every stored pairing of current games (or those of ``rung``): games, the first rung's win rate
+    with its 95% Wilson interval (ties half), mean scores and each side's CPU seconds per move."""
+    from hg_env.arena.evaluate import win_interval
+
+    ref = Reference.load(ruleset, reference)
+    names = [r.name for r in ref.rungs]
+    if rung is not None and rung not in names:
+        raise ValueError(f"unknown rung {rung!r} in {ruleset}; its rungs are {names}")
+    order = {name: k for k, name in enumerate(names)}
+    games: dict[tuple[str, str], list[dict]] = {}
+    for line in ref.current:
+        a, b = sorted(line["seats"], key=lambda n: -order[n])  # the stronger rung (higher on the ladder) first
+        if rung is None or rung in (a, b):
+            games.setdefault((a, b), []).append(line)
+    rows = []
+    for (a, b), lines in sorted(games.items(), key=lambda item: (-order[item[0][0]], -order[item[0][1]])):
+        won = sum(points(line, a) for line in lines)
+        low, high = win_interval(won, len(lines))
+
+        def mean(key: str, name: str, lines=lines) -> float:
+            return sum(line[key][line["seats"].index(name)] for line in lines) / len(lines)
+
+        per_move = [
+            sum(line["cpu"][line["seats"].index(n)] for line in lines)
+            / max(1, sum(line["moves"][line["seats"].index(n)] for line in lines))
+            for n in (a, b)
+        ]
+        rows.append(
+            [
+                f"`{a}` vs `{b}`",
+                len(lines),
+                f"{100 * won / len(lines):.1f}% [{100 * low:.1f}, {100 * high:.1f}]",
+                f"{mean('scores', a):.1f} – {mean('scores', b):.1f}",
+                f"{per_move[0]:.4f} – {per_move[1]:.4f}",
+            ]
+        )
+    header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move")
+    return render_table(header, rows, align="lrrrr")
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -765,13 +818,16 @@ def main(args) -> int:
             ray_address=args.ray,
             only_stale=args.only_stale,
             reference=args.reference,
-            rung_names=args.rungs,
+            only=args.rungs,
             max_games=args.max_games,
         )
         print(reference_table(args.ruleset, args.reference))
         return 0
     if action == "table":
         print(reference_table(args.ruleset, args.reference))
+        return 0
+    if action == "pairs":
+        print(reference_pairs(args.ruleset, args.reference, args.rung))
         return 0
     if not args.agent:
         raise ValueError("--agent SPEC is needed (or: hgenv ladder build | table)")
