@@ -188,6 +188,7 @@ def _ladder_parser(sub) -> None:
         "pairs", help="win rates with 95%% intervals and CPU per move of the stored pairings (paired decks)"
     )
     pairs.add_argument("--rung", help="only the pairings of this rung, e.g. puct")
+    pairs.add_argument("--json", action="store_true", help="one line of JSON per pairing")
     pairs.add_argument("--reference", help=reference_help)
     _ruleset_option(pairs)
 

@@ -762,9 +762,10 @@ def reference_table(ruleset: str, reference: str | Path | None = None) -> str:
     return text + "".join(note + "\n" for note in _notes(ruleset, ref.stale, unrated))
 
 
-def reference_pairs(ruleset: str, reference: str | Path | None = None, rung: str | None = None) -> str:
-    """Every stored pairing of current games (or those of ``rung``): games, the first rung's win rate
-    with its 95% Wilson interval (ties half), mean scores and each side's CPU seconds per move."""
+def pair_results(ruleset: str, reference: str | Path | None = None, rung: str | None = None) -> list[dict]:
+    """Every stored pairing of current games (or those of ``rung``), the higher rung first as ``a``:
+    ``games``, ``points`` of ``a`` (ties half), ``win_rate`` with its 95% Wilson interval ``low``/``high``,
+    mean ``scores`` and CPU seconds per move ``cpu_per_move`` of (a, b)."""
     from hg_env.arena.evaluate import win_interval
 
     ref = Reference.load(ruleset, reference)
@@ -774,31 +775,45 @@ def reference_pairs(ruleset: str, reference: str | Path | None = None, rung: str
     order = {name: k for k, name in enumerate(names)}
     games: dict[tuple[str, str], list[dict]] = {}
     for line in ref.current:
-        a, b = sorted(line["seats"], key=lambda n: -order[n])  # the stronger rung (higher on the ladder) first
+        a, b = sorted(line["seats"], key=lambda n: -order[n])
         if rung is None or rung in (a, b):
             games.setdefault((a, b), []).append(line)
-    rows = []
+    out = []
     for (a, b), lines in sorted(games.items(), key=lambda item: (-order[item[0][0]], -order[item[0][1]])):
         won = sum(points(line, a) for line in lines)
         low, high = win_interval(won, len(lines))
-
-        def mean(key: str, name: str, lines=lines) -> float:
-            return sum(line[key][line["seats"].index(name)] for line in lines) / len(lines)
-
-        per_move = [
-            sum(line["cpu"][line["seats"].index(n)] for line in lines)
-            / max(1, sum(line["moves"][line["seats"].index(n)] for line in lines))
-            for n in (a, b)
-        ]
-        rows.append(
-            [
-                f"`{a}` vs `{b}`",
-                len(lines),
-                f"{100 * won / len(lines):.1f}% [{100 * low:.1f}, {100 * high:.1f}]",
-                f"{mean('scores', a):.1f} – {mean('scores', b):.1f}",
-                f"{per_move[0]:.4f} – {per_move[1]:.4f}",
-            ]
+        seat = [[line["seats"].index(n) for line in lines] for n in (a, b)]
+        scores = [sum(line["scores"][k] for line, k in zip(lines, ks)) / len(lines) for ks in seat]
+        cpu = [sum(line["cpu"][k] for line, k in zip(lines, ks)) for ks in seat]
+        moves = [sum(line["moves"][k] for line, k in zip(lines, ks)) for ks in seat]
+        out.append(
+            {
+                "a": a,
+                "b": b,
+                "games": len(lines),
+                "points": won,
+                "win_rate": won / len(lines),
+                "low": low,
+                "high": high,
+                "scores": scores,
+                "cpu_per_move": [c / max(1, m) for c, m in zip(cpu, moves)],
+            }
         )
+    return out
+
+
+def reference_pairs(ruleset: str, reference: str | Path | None = None, rung: str | None = None) -> str:
+    """``pair_results`` as a table (``hgenv ladder pairs``)."""
+    rows = [
+        [
+            f"`{p['a']}` vs `{p['b']}`",
+            p["games"],
+            f"{100 * p['win_rate']:.1f}% [{100 * p['low']:.1f}, {100 * p['high']:.1f}]",
+            "{:.1f} – {:.1f}".format(*p["scores"]),
+            "{:.4f} – {:.4f}".format(*p["cpu_per_move"]),
+        ]
+        for p in pair_results(ruleset, reference, rung)
+    ]
     header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move")
     return render_table(header, rows, align="lrrrr")
 
@@ -827,7 +842,11 @@ def main(args) -> int:
         print(reference_table(args.ruleset, args.reference))
         return 0
     if action == "pairs":
-        print(reference_pairs(args.ruleset, args.reference, args.rung))
+        if args.json:
+            for pair in pair_results(args.ruleset, args.reference, args.rung):
+                print(json.dumps(pair))
+        else:
+            print(reference_pairs(args.ruleset, args.reference, args.rung))
         return 0
     if not args.agent:
         raise ValueError("--agent SPEC is needed (or: hgenv ladder build | table)")
