@@ -349,3 +349,8 @@ def test_the_pairs_table_counts_each_stored_pairing(references, capsys) -> None:
         reference_pairs("hg2020", path, rung="nope")
     assert main(["ladder", "pairs", "--ruleset", "hg2020", "--reference", str(path), "--rung", "greedy"]) == 0
     assert "`greedy:opponents=0.75` vs `greedy`" in capsys.readouterr().out
+    assert main(["ladder", "pairs", "--ruleset", "hg2020", "--reference", str(path), "--json"]) == 0
+    stored = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    pair = next(p for p in stored if (p["a"], p["b"]) == ("greedy", "random"))
+    assert pair["games"] == len(mine) and pair["win_rate"] == pytest.approx(rate / 100)
+    assert pair["low"] <= pair["win_rate"] <= pair["high"] and len(pair["cpu_per_move"]) == 2
