@@ -307,6 +307,64 @@ def measure_strength(runner: Runner) -> dict[str, str]:
     return {"strength": render_table(header, rows, align="lrrr")}
 
 
+SEARCH_GREEDY_OUT = Path("results/strength/puct-greedy")  # kept: run again, the tournament plays only missing games
+
+
+def _tournament_pair(games: list[dict], a: str, b: str) -> dict:
+    """``a`` against ``b`` over two-player tournament games, as ``hgenv ladder pairs --json`` gives a pairing."""
+    from hg_env.arena.evaluate import win_interval
+
+    seats = [(g["agents"].index(a), g["agents"].index(b)) for g in games]
+    ranks = [(g["ranks"][i], g["ranks"][j]) for g, (i, j) in zip(games, seats)]
+    won = sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0 for mine, theirs in ranks)
+    low, high = win_interval(won, len(games))
+    scores = [sum(g["scores"][s[k]] for g, s in zip(games, seats)) / len(games) for k in (0, 1)]
+    cpu = [sum(g["agent_cpu_seconds"][s[k]] for g, s in zip(games, seats)) for k in (0, 1)]
+    moves = [sum(g["agent_decisions"][s[k]] for g, s in zip(games, seats)) for k in (0, 1)]
+    return {
+        "games": len(games),
+        "win_rate": won / len(games),
+        "low": low,
+        "high": high,
+        "scores": scores,
+        "cpu_per_move": [c / max(1, m) for c, m in zip(cpu, moves)],
+    }
+
+
+def _pair_row(a: str, b: str, pair: dict, flip: bool, source: str) -> list:
+    """A row of the search-strength table; ``flip``: the pairing is stored as b against a."""
+    rate, low, high = pair["win_rate"], pair["low"], pair["high"]
+    scores, cpu = pair["scores"], pair["cpu_per_move"]
+    if flip:
+        rate, low, high, scores, cpu = 1 - rate, 1 - high, 1 - low, scores[::-1], cpu[::-1]
+    scores_text, cpu_text = "{:.1f} – {:.1f}".format(*scores), "{:.3f} – {:.3f}".format(*cpu)
+    return [f"`{a}` vs `{b}`", pair["games"], percent(rate, low, high), scores_text, cpu_text, source]
+
+
+def measure_search_strength(runner: Runner) -> dict[str, str]:
+    """``puct`` against ``mcts`` and ``mcts:sims=16``, and the shipped ``ppo`` policy against ``mcts``, from the
+    hg2020 ladder's reference games (``hgenv ladder pairs``); ``puct`` against ``greedy`` from a 200-game
+    tournament (resumable in ``SEARCH_GREEDY_OUT``: a second run reads the games the first played)."""
+    stored = runner([*HGENV, "ladder", "pairs", "--ruleset", "hg2020", "--json"]).stdout
+    pairs = {(p["a"], p["b"]): p for p in map(json.loads, stored.splitlines())}
+    reference = "ladder reference games (`hgenv ladder pairs --rung {}`)"
+    rows = [
+        _pair_row(a, b, pairs[a, b], False, reference.format(a))
+        for a, b in (("puct", "mcts"), ("puct", "mcts:sims=16"))
+        if (a, b) in pairs
+    ]
+    SEARCH_GREEDY_OUT.parent.mkdir(parents=True, exist_ok=True)
+    argv = [*HGENV, "tournament", "--agents", "puct", "greedy", "--players", "2", "--games", "200", "--seed", "0"]
+    runner([*argv, "--out", str(SEARCH_GREEDY_OUT), "--workers", "2", "--no-plot"])
+    games = [json.loads(line) for line in (SEARCH_GREEDY_OUT / "games.jsonl").open(encoding="utf-8")]
+    tournament = "`hgenv tournament --agents puct greedy --games 200 --seed 0`"
+    rows.append(_pair_row("puct", "greedy", _tournament_pair(games, "puct", "greedy"), False, tournament))
+    if ("mcts", "ppo") in pairs:
+        rows.append(_pair_row("ppo", "mcts", pairs["mcts", "ppo"], True, reference.format("ppo")))
+    header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move", "games from")
+    return {"search-strength": render_table(header, rows, align="lrrrrl")}
+
+
 def measure_greedy_weights(runner: Runner) -> dict[str, str]:
     """``greedy:opponents=0.75`` (the lookahead policy's starting valuation) against ``greedy``."""
     out, _ = _tournament(runner, ["greedy", "greedy:opponents=0.75"])
@@ -612,6 +670,13 @@ FIGURES: dict[str, Figure] = {
             "hgenv tournament --agents A B --players 2 --games 200 --seed 0 --workers 2 (greedy random; mcts greedy)",
             50,
             measure_strength,
+        ),
+        Figure(
+            "search-strength",
+            "hgenv ladder pairs --ruleset hg2020 --json; hgenv tournament --agents puct greedy --players 2 --games 200 "
+            f"--seed 0 --workers 2 --out {SEARCH_GREEDY_OUT}",
+            30,
+            measure_search_strength,
         ),
         Figure(
             "greedy-0.75-vs-greedy",

@@ -141,6 +141,14 @@ class FakeRunner:
             return Run(json.dumps({"env": "hunters_gatherers_v0", "steps_per_s": rates}), "", 30.0, 30.0)
         if command == "tournament":
             self._tournament(argv)
+        if command == "ladder" and argv[4:5] == ["pairs"]:
+            pairs = [
+                {"a": "puct", "b": "mcts", "games": 200, "win_rate": 0.6, "low": 0.53, "high": 0.66},
+                {"a": "mcts", "b": "ppo", "games": 100, "win_rate": 0.7, "low": 0.6, "high": 0.78},
+            ]
+            for pair in pairs:
+                pair |= {"scores": [150.0, 140.0], "cpu_per_move": [0.2, 0.1]}
+            return Run("\n".join(map(json.dumps, pairs)), "", 1.0, 1.0)
         if command == "train" and "--seed" in argv:  # quick-seeds: a final evaluation per seed
             seed = int(argv[argv.index("--seed") + 1])
             run_dir = Path(argv[argv.index("--config") + 1]).parent / argv[argv.index("--name") + 1]
@@ -170,6 +178,7 @@ class FakeRunner:
     @staticmethod
     def _tournament(argv: list[str]) -> None:
         out = Path(argv[argv.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)  # as hgenv tournament makes it
         a, b = argv[argv.index("--agents") + 1 : argv.index("--players")]
         with (out / "winrates.csv").open("w") as f:
             w = csv.writer(f)
@@ -179,16 +188,17 @@ class FakeRunner:
             w = csv.writer(f)
             w.writerow(["rank", "agent", "games", "wins", "mu", "sigma", "ordinal", "mean_score"])
             w.writerows([[1, a, 200, 160, 30, 2, 24, 170.25], [2, b, 200, 40, 20, 2, 14, 130.5]])
-        game = {"agents": [a, b], "agent_cpu_seconds": [2.0, 0.5]}
-        (out / "games.jsonl").write_text(
-            json.dumps(game) + "\n" + json.dumps({**game, "agents": [b, a], "agent_cpu_seconds": [0.5, 4.0]}) + "\n"
-        )
+        game = {"agents": [a, b], "agent_cpu_seconds": [2.0, 0.5], "agent_decisions": [40, 50]}
+        game |= {"ranks": [1, 2], "scores": [160, 120]}
+        other = {**game, "agents": [b, a], "agent_cpu_seconds": [0.5, 4.0], "ranks": [1, 1], "scores": [130, 130]}
+        (out / "games.jsonl").write_text(json.dumps(game) + "\n" + json.dumps(other) + "\n")
         (out / "summary.md").write_text("## Tournament\n\n| a table |\n")
 
 
-def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
+def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: Path) -> None:
     """Each figure (the long ones included) turns its commands' outputs into the texts of its markers."""
     monkeypatch.chdir(ROOT)  # configs/ and README.md, as make readme-figures runs
+    monkeypatch.setattr(figures, "SEARCH_GREEDY_OUT", tmp_path / "puct-greedy")
     runner = FakeRunner()
     values = figures.run_figures(list(FIGURES), runner=runner, log=lambda line: None)
     assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
@@ -216,6 +226,11 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch) -> None:
     assert values["tournament-example-time"] == "120 s"
     assert "| `mcts` vs `greedy` | 80.0% [74.0, 85.0] | 170.2 – 130.5 | 3.00 (mcts) |" in values["strength"]
     assert values["greedy-0.75-vs-greedy"] == "20.0% [15.0, 26.0]"  # the second agent listed
+    strength = values["search-strength"].splitlines()
+    assert strength[2].startswith("| `puct` vs `mcts` | 200 | 60.0% [53.0, 66.0] | 150.0 – 140.0 | 0.200 – 0.100 |")
+    assert strength[3].startswith("| `puct` vs `greedy` | 2 | 75.0% [")  # a win and a tie
+    assert "| 145.0 – 125.0 | 0.067 – 0.011 |" in strength[3]  # per move: (2 + 4) / 90 and 1 / 90
+    assert strength[4].startswith("| `ppo` vs `mcts` | 100 | 30.0% [22.0, 40.0] | 140.0 – 150.0 | 0.100 – 0.200 |")
     throughput = "1,311 steps/s (100 CPU s for the whole run, start-up included)"
     assert values["throughput"] == values["throughput-lookahead"] == throughput
     assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO, 1.7 min of CPU)"
