@@ -584,7 +584,9 @@ def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     """A real interruption (SIGINT) of hgenv train, then --resume finishes the run."""
-    cmd = [sys.executable, "-m", "hg_env.cli", "train", "--config", str(TINY), "--no-progress"]
+    # Steps enough that the run is still going when its first checkpoint appears (512 could end first).
+    cmd = [sys.executable, "-m", "hg_env.cli", "train", "--config", str(TINY), "--total-timesteps", "2048"]
+    cmd.append("--no-progress")
     first = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     checkpoint = tmp_path / "runs" / "tiny" / "checkpoints" / "step_0000000256.pt"
     deadline = time.monotonic() + 60
