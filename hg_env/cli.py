@@ -155,7 +155,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _ladder_parser(sub) -> None:
-    """``hgenv ladder --agent SPEC``, ``hgenv ladder build``, ``hgenv ladder table`` (hg_env.arena.ladder)."""
+    """``hgenv ladder --agent SPEC``, ``hgenv ladder build``, ``table``, ``pairs`` (hg_env.arena.ladder)."""
     from hg_env.arena.ladder import ALL_RUNG_NAMES, DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_GAMES_PER_PAIR
 
     ray_help = "play the games as Ray tasks: a local Ray instance, or the cluster at ADDRESS (auto, ray://host:10001)"

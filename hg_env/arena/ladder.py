@@ -3,6 +3,7 @@
     hgenv ladder --agent policy:path=runs/quick/final_model.zip [--ruleset hg2020] [--budget 15]
     hgenv ladder build --ruleset hg2020 [--workers 16 | --ray [ADDRESS]] [--games-per-pair 200] [--only-stale]
     hgenv ladder table --ruleset hg2020
+    hgenv ladder pairs --ruleset hg2020 [--rung puct] [--json]
 
 Rungs
     Every ruleset has the same reference agents (``RUNG_NAMES``): ``random``, ``greedy``,
