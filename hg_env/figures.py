@@ -312,23 +312,11 @@ SEARCH_GREEDY_OUT = Path("results/strength/puct-greedy")  # kept: run again, the
 
 def _tournament_pair(games: list[dict], a: str, b: str) -> dict:
     """``a`` against ``b`` over two-player tournament games, as ``hgenv ladder pairs --json`` gives a pairing."""
-    from hg_env.arena.evaluate import win_interval
+    from hg_env.arena.ladder import pair_summary
 
-    seats = [(g["agents"].index(a), g["agents"].index(b)) for g in games]
-    ranks = [(g["ranks"][i], g["ranks"][j]) for g, (i, j) in zip(games, seats)]
-    won = sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0 for mine, theirs in ranks)
-    low, high = win_interval(won, len(games))
-    scores = [sum(g["scores"][s[k]] for g, s in zip(games, seats)) / len(games) for k in (0, 1)]
-    cpu = [sum(g["agent_cpu_seconds"][s[k]] for g, s in zip(games, seats)) for k in (0, 1)]
-    moves = [sum(g["agent_decisions"][s[k]] for g, s in zip(games, seats)) for k in (0, 1)]
-    return {
-        "games": len(games),
-        "win_rate": won / len(games),
-        "low": low,
-        "high": high,
-        "scores": scores,
-        "cpu_per_move": [c / max(1, m) for c, m in zip(cpu, moves)],
-    }
+    keys = {"seats": "agents", "ranks": "ranks", "scores": "scores", "cpu": "agent_cpu_seconds"}
+    keys["moves"] = "agent_decisions"
+    return pair_summary([{ours: g[theirs] for ours, theirs in keys.items()} for g in games], a, b)
 
 
 def _pair_row(a: str, b: str, pair: dict, flip: bool, source: str) -> list:

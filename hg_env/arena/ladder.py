@@ -767,8 +767,6 @@ def pair_results(ruleset: str, reference: str | Path | None = None, rung: str | 
     """Every stored pairing of current games (or those of ``rung``), the higher rung first as ``a``:
     ``games``, ``points`` of ``a`` (ties half), ``win_rate`` with its 95% Wilson interval ``low``/``high``,
     mean ``scores`` and CPU seconds per move ``cpu_per_move`` of (a, b)."""
-    from hg_env.arena.evaluate import win_interval
-
     ref = Reference.load(ruleset, reference)
     names = [r.name for r in ref.rungs]
     if rung is not None and rung not in names:
@@ -779,28 +777,32 @@ def pair_results(ruleset: str, reference: str | Path | None = None, rung: str | 
         a, b = sorted(line["seats"], key=lambda n: -order[n])
         if rung is None or rung in (a, b):
             games.setdefault((a, b), []).append(line)
-    out = []
-    for (a, b), lines in sorted(games.items(), key=lambda item: (-order[item[0][0]], -order[item[0][1]])):
-        won = sum(points(line, a) for line in lines)
-        low, high = win_interval(won, len(lines))
-        seat = [[line["seats"].index(n) for line in lines] for n in (a, b)]
-        scores = [sum(line["scores"][k] for line, k in zip(lines, ks)) / len(lines) for ks in seat]
-        cpu = [sum(line["cpu"][k] for line, k in zip(lines, ks)) for ks in seat]
-        moves = [sum(line["moves"][k] for line, k in zip(lines, ks)) for ks in seat]
-        out.append(
-            {
-                "a": a,
-                "b": b,
-                "games": len(lines),
-                "points": won,
-                "win_rate": won / len(lines),
-                "low": low,
-                "high": high,
-                "scores": scores,
-                "cpu_per_move": [c / max(1, m) for c, m in zip(cpu, moves)],
-            }
-        )
-    return out
+    pairs = sorted(games.items(), key=lambda item: (-order[item[0][0]], -order[item[0][1]]))
+    return [pair_summary(lines, a, b) for (a, b), lines in pairs]
+
+
+def pair_summary(lines: Sequence[dict], a: str, b: str) -> dict:
+    """``a`` against ``b`` over two-player game lines (``seats``, ``ranks``, ``scores``, ``cpu``, ``moves`` by
+    seat, as the reference files store them): one entry of ``pair_results``."""
+    from hg_env.arena.evaluate import win_interval
+
+    won = sum(points(line, a) for line in lines)
+    low, high = win_interval(won, len(lines))
+    seat = [[line["seats"].index(n) for line in lines] for n in (a, b)]
+    scores = [sum(line["scores"][k] for line, k in zip(lines, ks)) / len(lines) for ks in seat]
+    cpu = [sum(line["cpu"][k] for line, k in zip(lines, ks)) for ks in seat]
+    moves = [sum(line["moves"][k] for line, k in zip(lines, ks)) for ks in seat]
+    return {
+        "a": a,
+        "b": b,
+        "games": len(lines),
+        "points": won,
+        "win_rate": won / len(lines),
+        "low": low,
+        "high": high,
+        "scores": scores,
+        "cpu_per_move": [c / max(1, m) for c, m in zip(cpu, moves)],
+    }
 
 
 def reference_pairs(ruleset: str, reference: str | Path | None = None, rung: str | None = None) -> str:
