@@ -584,10 +584,17 @@ def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     """A real interruption (SIGINT) of hgenv train, then --resume finishes the run."""
-    # Steps enough that the run is still going when its first checkpoint appears (512 could end first).
-    cmd = [sys.executable, "-m", "hg_env.cli", "train", "--config", str(TINY), "--total-timesteps", "2048"]
-    cmd.append("--no-progress")
-    first = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cmd = [sys.executable, "-m", "hg_env.cli", "train", "--config", str(TINY), "--no-progress"]
+    # The run gets SIGINT's default action back: a child inherits "ignored" from its parent (a shell's
+    # background job, or a library that set it in this process), and an ignoring run would just finish.
+    first = subprocess.Popen(
+        cmd,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     checkpoint = tmp_path / "runs" / "tiny" / "checkpoints" / "step_0000000256.pt"
     deadline = time.monotonic() + 60
     while not checkpoint.exists() and first.poll() is None and time.monotonic() < deadline:
