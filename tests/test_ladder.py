@@ -321,8 +321,8 @@ def test_reading_a_reference_file_never_rewrites_it(tmp_path: Path, references) 
     assert path.read_text() == text
 
 
-def test_the_search_rung_tops_hg2020_with_the_shipped_model() -> None:
-    """``puct`` (the shipped PPO model guiding the search) is hg2020's top rung; the other rulesets stop at mcts."""
+def test_hg2020_has_the_search_rung_last_with_the_shipped_model() -> None:
+    """``puct`` (the shipped PPO model guiding the search) is hg2020's last rung; the other rulesets stop at mcts."""
     from hg_env.agents.base import make_agent
     from hg_env.arena.ladder import MODELS_DIR, SEARCH_RUNG, rung_names
 

@@ -10,7 +10,8 @@ Rungs
     ``greedy:opponents=0.75``, ``ppo`` (the shipped model ``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``,
     trained by ``configs/quick.toml``, ``configs/hg2002_quick.toml`` or ``configs/carcassonne_quick.toml``),
     a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults. A ruleset whose search agent has been
-    measured has ``puct`` on top (``SEARCH_RUNGS``: hg2020), playing its shipped network ``ppo_<ruleset>.zip``.
+    measured adds ``puct`` after ``mcts`` (``SEARCH_RUNGS``: hg2020), searching with its shipped network
+    ``ppo_<ruleset>.zip``; its place comes from its games like every rung's.
 
 Scale
     Bradley–Terry on the Elo scale (hg_env.arena.bradley_terry), fitted over every current reference
@@ -70,7 +71,7 @@ MODELS_DIR = HERE / "models"
 CHEAP_MCTS = "mcts:sims=16"  # about 1 CPU-s per game (carcassonne 1.4; 24 sims: 1.9), a 20th of the defaults
 RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")  # every ruleset's
 SEARCH_RUNG = "puct"  # information-set PUCT with the shipped model (hg_env.agents.puct), at its defaults
-SEARCH_RUNGS = ("hg2020",)  # rulesets with the search rung on top
+SEARCH_RUNGS = ("hg2020",)  # rulesets whose ladder has the search rung (last in the plan, after mcts)
 ALL_RUNG_NAMES = (*RUNG_NAMES, SEARCH_RUNG)
 ANCHORS = {"random": 0.0, "greedy": 1000.0}
 AGENT = "(agent)"  # the placed agent's name in games.jsonl and the fit (no spec looks like it)
