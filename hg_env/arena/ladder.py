@@ -80,8 +80,14 @@ AGENT_SEED = 1  # the placed agent's decks: other decks than the reference's
 DEFAULT_GAMES_PER_PAIR = 200  # about ±50 Elo between adjacent rungs (tests/test_ladder.py: 37 to 51)
 DEFAULT_GAMES, DEFAULT_BUDGET, DEFAULT_BATCH = 200, 15.0, 20
 # CPU seconds per two-player game before a rung has games to measure (measured on the 2-core machine)
-GUESS_CPU_PER_GAME = {"random": 0.01, "greedy": 0.2, "greedy:opponents=0.75": 0.2, "ppo": 0.5, CHEAP_MCTS: 1.2}
-GUESS_CPU_PER_GAME |= {SEARCH_RUNG: 15.0}  # puct at its defaults, hg2020, measured on the 2-core machine
+GUESS_CPU_PER_GAME = {
+    "random": 0.01,
+    "greedy": 0.2,
+    "greedy:opponents=0.75": 0.2,
+    "ppo": 0.5,
+    CHEAP_MCTS: 1.2,
+    SEARCH_RUNG: 15.0,  # puct at its defaults, hg2020
+}
 # mcts at its defaults, CPU-s per two-player game, as the first reference builds measured it on a 16-core machine
 # (the README's 17 s for hg2020 was measured on an idle 2-core one); a build uses its measured costs once it has games
 GUESS_MCTS_CPU_PER_GAME = {"hg2020": 22.0, "hg2002": 20.0, "carcassonne": 30.0}
@@ -113,7 +119,7 @@ class Rung:
 
 def rung_names(ruleset: str) -> tuple[str, ...]:
     """The rung names of a ruleset, weakest first."""
-    return (*RUNG_NAMES, SEARCH_RUNG) if ruleset in SEARCH_RUNGS else RUNG_NAMES
+    return ALL_RUNG_NAMES if ruleset in SEARCH_RUNGS else RUNG_NAMES
 
 
 def rungs(ruleset: str) -> list[Rung]:
