@@ -218,3 +218,70 @@ def test_a_generation_s_cpu_seconds_count_its_self_play_workers(tmp_path: Path) 
     own = time.process_time() - own
     line = json.loads((run_dir / "expert.jsonl").read_text())
     assert line["cpu_seconds"] > own
+
+
+TEACHER = {"agent": "mcts:sims=6,deals=2,batch=2", "games": 3, "chunks": 2, "epochs": 1}
+
+
+def test_a_teacher_generation_learns_from_mcts_root_visits_and_keeps_its_chunks(tmp_path: Path) -> None:
+    """Generation 1 learns from the teacher's games (mcts against itself), gated like any other; its
+    chunks stay on disk, and a run started again (killed before its first checkpoint) reuses them."""
+    config = _config(tmp_path, run={"generations": 2}, teacher=TEACHER)
+    run_dir = train_expert(config, progress=False)
+    lines = [json.loads(line) for line in (run_dir / "expert.jsonl").read_text().splitlines()]
+    assert [line["teacher"] for line in lines] == [TEACHER["agent"], ""]
+    assert lines[0]["samples"] > 0 and lines[0]["loss_policy"] > 0
+    chunks = sorted((run_dir / "teacher").glob("chunk_*.npz"))
+    assert [p.name for p in chunks] == ["chunk_0000.npz", "chunk_0001.npz"]
+    pack = read_expert_checkpoint(checkpoint_paths(run_dir)[0])["packs"][0]
+    first = np.load(chunks[0])
+    ends = pack["visits"].numpy()
+    assert np.allclose(np.add.reduceat(ends, pack["legal_ptr"].numpy()[:-1]), 1.0)  # a distribution per sample
+    assert np.array_equal(first["outcome"], pack["outcome"].numpy()[: len(first["outcome"])])
+
+    again = tmp_path / "again"
+    again.mkdir()
+    (again / "tiny").mkdir()
+    (again / "tiny" / "teacher").mkdir()
+    chunks[1].rename(again / "tiny" / "teacher" / chunks[1].name)  # one chunk kept from a killed run
+    rerun = train_expert(_config(again, run={"generations": 1}, teacher=TEACHER), progress=False)
+    a, b = _weights(checkpoint_paths(run_dir)[0]), _weights(checkpoint_paths(rerun)[0])
+    assert all(torch.equal(a[k], b[k]) for k in a)  # the chunk played again equals the one kept
+
+
+def test_a_teacher_chunk_of_another_teacher_is_refused_by_name(tmp_path: Path) -> None:
+    from hg_env.train.expert import teacher_key, teacher_play
+
+    config = _config(tmp_path, teacher={**TEACHER, "games": 1, "chunks": 1})
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    teacher_play(config, np.random.default_rng(0), run_dir)
+    other = _config(tmp_path, teacher={**TEACHER, "games": 1, "chunks": 1, "agent": "mcts:sims=7"})
+    assert teacher_key(other) != teacher_key(config)
+    with pytest.raises(ValueError, match=r"chunk_0000.npz holds games of another teacher"):
+        teacher_play(other, np.random.default_rng(0), run_dir)
+    with pytest.raises(ValueError, match="another seed or size"):
+        teacher_play(config, np.random.default_rng(1), run_dir)
+    (run_dir / "teacher" / "chunk_0000.npz").write_bytes(b"not a chunk")
+    with pytest.raises(ValueError, match="chunk_0000.npz is corrupt"):
+        teacher_play(config, np.random.default_rng(0), run_dir)
+
+
+def test_mcts_root_visits_are_its_search_over_the_legal_moves() -> None:
+    state = engine.new_games(2, Rules(), seeds=[3], record_events=False)
+    agent = make_agent("mcts:sims=12,deals=2,batch=4", seed=0)
+    action, legal, visits = agent.root_visits(state, 0)
+    assert np.array_equal(legal, np.flatnonzero(engine.legal_action_mask(state)[0]))
+    assert visits.sum() == 12 and visits[np.searchsorted(legal, action)] == visits.max()
+    assert action == make_agent("mcts:sims=12,deals=2,batch=4", seed=0).search(state, 0)  # the move it plays
+
+
+def test_teacher_config_errors_name_the_key() -> None:
+    base = {"run": {"backend": "expert"}}
+    with pytest.raises(ConfigError, match=re.escape("teacher.agent")):
+        expert_config_from_dict({**base, "teacher": {"games": 2, "agent": "greedy"}})
+    with pytest.raises(ConfigError, match=re.escape("teacher.agent: agent 'mcts' has no option 'simz'")):
+        expert_config_from_dict({**base, "teacher": {"games": 2, "agent": "mcts:simz=3"}})
+    with pytest.raises(ConfigError, match=re.escape("teacher.chunks")):
+        expert_config_from_dict({**base, "teacher": {"games": 2, "chunks": 3, "agent": "mcts"}})
+    assert expert_config_from_dict(base).teacher.games == 0  # no teacher unless asked

@@ -44,6 +44,7 @@ single-process self-play), else on the CPU.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import multiprocessing
 import resource
@@ -56,6 +57,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hg_env.agents.base import make_agent
 from hg_env.agents.greedy import greedy_actions
 from hg_env.agents.model_file import load_model, save_model
 from hg_env.agents.puct import PUCTAgent, choose, default_model
@@ -64,7 +66,7 @@ from hg_env.core import engine, search
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hg_env.core.ruleset import RULESETS
 from hg_env.core.state import OVER
-from hg_env.fileio import atomic_write_text
+from hg_env.fileio import atomic_write_bytes, atomic_write_text
 from hg_env.train.checkpoint import (
     CheckpointError,
     generator_from,
@@ -132,6 +134,16 @@ class SearchConfig:
 
 
 @dataclass
+class TeacherConfig:
+    """Generation 1 learns from a stronger search's games (distillation) instead of its own."""
+
+    agent: str = ""  # "": none; an mcts spec ("mcts", "mcts:sims=150", ...) whose root visits are the targets
+    games: int = bounded(0, 0, 100_000)  # 0..100000 games the teacher plays against itself (0: no teacher)
+    chunks: int = bounded(1, 1, 4096)  # 1..4096 fixed groups of games, each kept on disk once played
+    epochs: int = bounded(4, 1, 1000)  # 1..1000 passes over the teacher's samples
+
+
+@dataclass
 class SelfPlayConfig:
     """The games of a generation."""
 
@@ -170,6 +182,7 @@ class ExpertConfig:
     env: ExpertEnvConfig = field(default_factory=ExpertEnvConfig)
     start: StartConfig = field(default_factory=StartConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    teacher: TeacherConfig = field(default_factory=TeacherConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learn: LearnConfig = field(default_factory=LearnConfig)
     gate: GateConfig = field(default_factory=GateConfig)
@@ -210,6 +223,19 @@ def expert_config_from_dict(raw: dict[str, Any]) -> ExpertConfig:
         f"<= selfplay.games = {config.selfplay.games}",
         config.selfplay.chunks,
     )
+    if config.teacher.games:
+        name = config.teacher.agent.partition(":")[0]
+        _require(name == "mcts", "teacher.agent", "an mcts spec when teacher.games > 0", config.teacher.agent)
+        try:
+            make_agent(config.teacher.agent)
+        except ValueError as err:
+            raise ConfigError(f"teacher.agent: {err}") from None
+        _require(
+            config.teacher.chunks <= config.teacher.games,
+            "teacher.chunks",
+            f"<= teacher.games = {config.teacher.games}",
+            config.teacher.chunks,
+        )
     start = config.start.model or str(default_model(config.env.ruleset))
     _require(Path(start).is_file(), "start.model", "an existing model file", start)
     return config
@@ -320,50 +346,100 @@ def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games
     rng = np.random.default_rng(seed)
     agent = _agent(net, metadata, config, int(rng.integers(2**32)))
     agent.settings.noise = config.search.noise
-    seeds = [int(s) for s in rng.integers(0, 2**62, size=games)]
-    state = engine.new_games(config.env.num_players, config.rules(), seeds=seeds, record_events=False)
-    _opening(state, config.selfplay.opening, rng)
+    state = _new_games(config, games, rng)
     decisions = np.zeros(games, dtype=np.int64)
     items: list[list[dict]] = [[] for _ in range(games)]
-    searchnet = True
     while True:
         rows = np.flatnonzero(state.phase != OVER)
         if not len(rows):
             break
         roots = agent.search(state, rows)
-        searched = np.array([len(root.actions) > 1 for root in roots])
-        if searched.any():
-            sub = rows[searched]
-            view = search.plain_copy(state, sub)
-            search.redeal(view, rng)  # the sample's features, from a re-deal like the search's
-            inputs = network_inputs(view, np.arange(len(sub)), searchnet=searchnet)
-            for j, root in enumerate(r for r, s in zip(roots, searched) if s):
-                g = int(sub[j])
-                if not np.array_equal(inputs["legal"][j], root.actions):
-                    raise RuntimeError(f"self-play game {g}: the sample's legal moves differ from the search's")
-                items[g].append(
-                    {
-                        "board": inputs["board"][j],
-                        "legal": root.actions,
-                        "gains": inputs["lookahead"][j][:, root.actions],
-                        "visits": root.n / root.n.sum(),
-                        "estimate": inputs["estimate"][j],
-                        "score_now": inputs["score_now"][j],
-                        "seat": int(state.current[g]),
-                    }
-                )
+        _record(state, rows, [(root.actions, root.n) for root in roots], rng, items)
         actions = np.full(state.batch_size, -1, dtype=np.int64)
         for g, root in zip(rows, roots):
             temperature = 1.0 if decisions[g] < config.search.temperature_decisions else 0.0
             actions[g] = root.actions[choose(root, temperature, rng)]
         decisions[rows] += 1
         engine.step(state, actions)
+    return _finish(state, items)
+
+
+def play_teacher_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
+    """``games`` games of the teacher (``teacher.agent``, one per game) against itself; their samples,
+    packed like self-play's: the teacher's root visits are the policy targets. The first
+    ``search.temperature_decisions`` decisions of a game are sampled in proportion to the visits."""
+    rng = np.random.default_rng(seed)
+    teachers = [make_agent(config.teacher.agent, seed=int(s)) for s in rng.integers(2**32, size=games)]
+    state = _new_games(config, games, rng)
+    decisions = np.zeros(games, dtype=np.int64)
+    items: list[list[dict]] = [[] for _ in range(games)]
+    while True:
+        rows = np.flatnonzero(state.phase != OVER)
+        if not len(rows):
+            break
+        actions = np.full(state.batch_size, -1, dtype=np.int64)
+        searched = []
+        for g in rows:
+            action, legal, visits = teachers[g].root_visits(state, int(g))
+            if decisions[g] < config.search.temperature_decisions and len(legal) > 1:
+                action = int(rng.choice(legal, p=visits / visits.sum()))
+            actions[g] = action
+            searched.append((legal, visits))
+        _record(state, rows, searched, rng, items)
+        decisions[rows] += 1
+        engine.step(state, actions)
+    return _finish(state, items)
+
+
+def _new_games(config: ExpertConfig, games: int, rng: np.random.Generator) -> Any:
+    """``games`` new games seeded from ``rng``, after the greedy opening (``selfplay.opening``)."""
+    seeds = [int(s) for s in rng.integers(0, 2**62, size=games)]
+    state = engine.new_games(config.env.num_players, config.rules(), seeds=seeds, record_events=False)
+    _opening(state, config.selfplay.opening, rng)
+    return state
+
+
+def _record(
+    state: Any,
+    rows: np.ndarray,
+    searched: list[tuple[np.ndarray, np.ndarray]],
+    rng: np.random.Generator,
+    items: list[list[dict]],
+) -> None:
+    """A sample for each game ``rows[j]`` whose decision was searched (``searched[j]``: its legal moves
+    and their root visits; more than one move): the mover's inputs, from a re-deal like the search's."""
+    keep = [j for j, (legal, _) in enumerate(searched) if len(legal) > 1]
+    if not keep:
+        return
+    sub = rows[keep]
+    view = search.plain_copy(state, sub)
+    search.redeal(view, rng)
+    inputs = network_inputs(view, np.arange(len(sub)), searchnet=True)
+    for i, j in enumerate(keep):
+        g, (legal, visits) = int(sub[i]), searched[j]
+        if not np.array_equal(inputs["legal"][i], legal):
+            raise RuntimeError(f"game {g}: the sample's legal moves differ from the search's")
+        items[g].append(
+            {
+                "board": inputs["board"][i],
+                "legal": legal,
+                "gains": inputs["lookahead"][i][:, legal],
+                "visits": visits / visits.sum(),
+                "estimate": inputs["estimate"][i],
+                "score_now": inputs["score_now"][i],
+                "seat": int(state.current[g]),
+            }
+        )
+
+
+def _finish(state: Any, items: list[list[dict]]) -> dict:
+    """The samples of finished games, with each mover's outcome and score margin, packed."""
     outcome = search.win_values(state)
     score = state.score.astype(np.float64)
     flat = []
-    for g in range(games):
+    for g, game_items in enumerate(items):
         n = int(state.num_players[g])
-        for item in items[g]:
+        for item in game_items:
             seat = item.pop("seat")
             item["outcome"] = float(outcome[g, seat])
             opponents = (score[g, :n].sum() - score[g, seat]) / max(n - 1, 1)
@@ -395,6 +471,76 @@ def self_play(net: torch.nn.Module, metadata: dict, config: ExpertConfig, rng: n
         return concat_packs(pool.map(_chunk_worker, tasks))
 
 
+def _teacher_worker(args: tuple) -> tuple[int, dict]:
+    index, config_dict, games, seed = args
+    return index, play_teacher_chunk(expert_config_from_dict(config_dict), games, seed)
+
+
+def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) -> dict:
+    """The teacher's games in ``teacher.chunks`` fixed chunks (seeded from ``rng``), on ``selfplay.workers``
+    processes. Each chunk is kept in ``<run>/teacher/chunk_*.npz`` once played, so a killed run resumed
+    plays only the chunks it has not (a chunk file must match its chunk's games and seed)."""
+    chunks = config.teacher.chunks
+    sizes = np.diff(np.linspace(0, config.teacher.games, chunks + 1).round().astype(int))
+    seeds = [int(s) for s in rng.integers(0, 2**62, size=chunks)]
+    folder = run_dir / "teacher"
+    folder.mkdir(exist_ok=True)
+    describe = teacher_key(config)
+    packs: dict[int, dict] = {}
+    for i, (n, seed) in enumerate(zip(sizes, seeds)):
+        pack = read_teacher_chunk(folder / f"chunk_{i:04d}.npz", describe, int(n), seed)
+        if pack is not None:
+            packs[i] = pack
+    todo = [(i, dataclasses.asdict(config), int(sizes[i]), seeds[i]) for i in range(chunks) if i not in packs]
+
+    def keep(i: int, pack: dict) -> None:
+        packs[i] = pack
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, describe=describe, games=sizes[i], seed=np.uint64(seeds[i]), **pack)
+        atomic_write_bytes(folder / f"chunk_{i:04d}.npz", buffer.getvalue())
+
+    if config.selfplay.workers == 1 or len(todo) <= 1:
+        for task in todo:
+            keep(*_teacher_worker(task))
+    else:
+        with multiprocessing.get_context("spawn").Pool(min(config.selfplay.workers, len(todo))) as pool:
+            for i, pack in pool.imap_unordered(_teacher_worker, todo):
+                keep(i, pack)
+    return concat_packs([packs[i] for i in range(chunks)])
+
+
+def teacher_key(config: ExpertConfig) -> str:
+    """What fixes a teacher chunk's games besides its size and seed (kept in the chunk, checked on reuse)."""
+    return json.dumps(
+        {
+            "agent": config.teacher.agent,
+            "temperature_decisions": config.search.temperature_decisions,
+            "opening": config.selfplay.opening,
+            "env": dataclasses.asdict(config.env),
+        },
+        sort_keys=True,
+    )
+
+
+def read_teacher_chunk(path: Path, describe: str, games: int, seed: int) -> dict | None:
+    """A kept chunk's samples, or None when there is none; ValueError naming a corrupt or foreign file."""
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            found = {key: data[key] for key in data.files}
+    except Exception as err:
+        raise ValueError(f"{path} is corrupt ({type(err).__name__}); delete it to play that chunk again") from None
+    missing = {"describe", "games", "seed", *SAMPLE_KEYS, *ROW_KEYS} - set(found)
+    if missing:
+        raise ValueError(f"{path} is not a teacher chunk: it lacks {sorted(missing)}")
+    if str(found.pop("describe")) != describe:
+        raise ValueError(f"{path} holds games of another teacher, opening or game; delete it to play it again")
+    if int(found.pop("games")) != games or int(found.pop("seed")) != seed:
+        raise ValueError(f"{path} holds another chunk's games (another seed or size); delete it to play it again")
+    return found
+
+
 # ---------------------------------------------------------------- learning and gating
 
 
@@ -404,8 +550,9 @@ def learn(
     pack: dict[str, np.ndarray],
     config: ExpertConfig,
     rng: np.random.Generator,
+    epochs: int = 0,
 ) -> dict[str, float]:
-    """``learn.epochs`` passes over the samples; mean losses."""
+    """``epochs`` (0: ``learn.epochs``) passes over the samples; mean losses."""
     device = next(net.parameters()).device
     size = net.layout.board.size
     board_shape = (net.num_channels, size, size)
@@ -414,7 +561,7 @@ def learn(
     totals = {"policy": 0.0, "value": 0.0, "margin": 0.0}
     steps = 0
     net.train()
-    for _ in range(config.learn.epochs):
+    for _ in range(epochs or config.learn.epochs):
         order = rng.permutation(n)
         for start in range(0, n, config.learn.batch_size):
             rows = order[start : start + config.learn.batch_size]
@@ -646,10 +793,11 @@ def train_expert(
         print(f"resuming {run_dir} at generation {run.generation}", file=sys.stderr)
     while run.generation < config.run.generations:
         started, cpu = time.perf_counter(), _cpu_seconds()
-        best_net, best_meta = run.best
-        pack = self_play(best_net, best_meta, config, run.rng)
+        taught = run.generation == 0 and config.teacher.games > 0
+        pack = teacher_play(config, run.rng, run_dir) if taught else self_play(*run.best, config, run.rng)
         run.packs = [*run.packs, pack][-config.learn.window :]
-        losses = learn(run.learner, run.optimizer, concat_packs(run.packs), config, run.rng)
+        epochs = config.teacher.epochs if taught else 0
+        losses = learn(run.learner, run.optimizer, concat_packs(run.packs), config, run.rng, epochs)
         win_rate, interval = gate(run.learner, run.best, config, int(run.rng.integers(2**31)))
         accepted = win_rate >= config.gate.threshold
         if accepted:
@@ -660,6 +808,7 @@ def train_expert(
         line = {
             "generation": run.generation,
             "samples": len(pack["outcome"]),
+            "teacher": config.teacher.agent if taught else "",
             "kept_samples": sum(len(p["outcome"]) for p in run.packs),
             **{f"loss_{key}": round(value, 6) for key, value in losses.items()},
             "gate_win_rate": round(win_rate, 4),
