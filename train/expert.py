@@ -24,6 +24,15 @@ Each generation:
    decks, seats swapped, all searched at once, after the same greedy opening as self-play); it
    becomes the best network when it wins at least ``gate.threshold`` of them.
 
+**The teacher.** With ``teacher.games > 0`` generation 1 plays no self-play: ``teacher.agent`` (an
+``mcts`` spec) plays that many games against itself, one agent per game, and its root visits are the
+policy targets (``MCTSAgent.root_visits``), the games' outcomes and margins the value targets; the
+learner takes ``teacher.epochs`` passes over them and is gated as usual. The teacher's games come in
+``teacher.chunks`` fixed chunks, each kept in ``<run>/teacher/chunk_*.npz`` once played (with what fixes
+its games: teacher, opening, game, size, seed): a run killed before its first checkpoint, started
+again, plays only the missing chunks, and chunks played elsewhere (another machine's processes) can
+be copied in. Later generations are expert iteration from there.
+
 The first best network is the starting PPO model (``start.model``, default the shipped
 ``ppo_<ruleset>.zip``), searched with its own policy and value heads; the learner starts from its
 weights with a fresh value head (``SearchNet.from_boardnet``).
