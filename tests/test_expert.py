@@ -235,8 +235,11 @@ def test_a_teacher_generation_learns_from_mcts_root_visits_and_keeps_its_chunks(
     assert [p.name for p in chunks] == ["chunk_0000.npz", "chunk_0001.npz"]
     pack = read_expert_checkpoint(checkpoint_paths(run_dir)[0])["packs"][0]
     first = np.load(chunks[0])
-    ends = pack["visits"].numpy()
-    assert np.allclose(np.add.reduceat(ends, pack["legal_ptr"].numpy()[:-1]), 1.0)  # a distribution per sample
+    raw, starts = first["visits"], first["legal_ptr"][:-1]
+    assert np.allclose(np.add.reduceat(raw, starts), 1.0)  # the chunk keeps the visit distributions
+    targets = pack["visits"].numpy()[: len(raw)]  # the learner's: all on the most visited (visit_temperature 0)
+    assert set(np.unique(targets)) <= {0.0, 1.0} and np.allclose(np.add.reduceat(targets, starts), 1.0)
+    assert np.array_equal(raw[targets == 1], np.maximum.reduceat(raw, starts))
     assert np.array_equal(first["outcome"], pack["outcome"].numpy()[: len(first["outcome"])])
 
     again = tmp_path / "again"
@@ -285,3 +288,17 @@ def test_teacher_config_errors_name_the_key() -> None:
     with pytest.raises(ConfigError, match=re.escape("teacher.chunks")):
         expert_config_from_dict({**base, "teacher": {"games": 2, "chunks": 3, "agent": "mcts"}})
     assert expert_config_from_dict(base).teacher.games == 0  # no teacher unless asked
+
+
+def test_visit_temperature_sharpens_the_teacher_s_visits() -> None:
+    from hg_env.train.expert import sharpen
+
+    visits = np.array([0.2, 0.5, 0.3, 0.4, 0.4, 0.2, 0.5, 0.5], np.float32)
+    ptr = np.array([0, 3, 6, 8])
+    assert sharpen(visits, ptr, 1.0) is visits
+    assert np.array_equal(sharpen(visits, ptr, 0.0), [0, 1, 0, 1, 0, 0, 1, 0])  # the most visited, first of equals
+    half = sharpen(visits, ptr, 0.5)
+    assert np.allclose(np.add.reduceat(half, ptr[:-1]), 1.0)
+    assert np.allclose(half[:3], np.array([0.04, 0.25, 0.09]) / 0.38)
+    with pytest.raises(ConfigError, match=re.escape("teacher.visit_temperature")):
+        expert_config_from_dict({"run": {"backend": "expert"}, "teacher": {"visit_temperature": -1.0}})

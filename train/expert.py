@@ -150,6 +150,9 @@ class TeacherConfig:
     games: int = bounded(0, 0, 100_000)  # 0..100000 games the teacher plays against itself (0: no teacher)
     chunks: int = bounded(1, 1, 4096)  # 1..4096 fixed groups of games, each kept on disk once played
     epochs: int = bounded(4, 1, 1000)  # 1..1000 passes over the teacher's samples
+    # [0, 10] policy targets: the teacher's visits ** (1/T), renormalised; 0: all on its most visited move.
+    # mcts spreads its visits (progressive widening, UCB over heuristic values): the move it plays is the target.
+    visit_temperature: float = bounded(0.0, 0.0, 10.0)
 
 
 @dataclass
@@ -515,7 +518,26 @@ def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) 
         with multiprocessing.get_context("spawn").Pool(min(config.selfplay.workers, len(todo))) as pool:
             for i, pack in pool.imap_unordered(_teacher_worker, todo):
                 keep(i, pack)
-    return concat_packs([packs[i] for i in range(chunks)])
+    pack = concat_packs([packs[i] for i in range(chunks)])
+    pack["visits"] = sharpen(pack["visits"], pack["legal_ptr"], config.teacher.visit_temperature)
+    return pack
+
+
+def sharpen(visits: np.ndarray, ptr: np.ndarray, temperature: float) -> np.ndarray:
+    """Packed visit distributions (sample i's are ``visits[ptr[i]:ptr[i + 1]]``) raised to ``1 / T`` and
+    renormalised; T = 0 puts all on each sample's most visited move (the first of equals)."""
+    if temperature == 1.0 or not len(visits):
+        return visits
+    lengths = np.diff(ptr)
+    sample = np.repeat(np.arange(len(lengths)), lengths)
+    if temperature == 0.0:
+        top = np.flatnonzero(visits == np.maximum.reduceat(visits, ptr[:-1])[sample])
+        first = top[np.r_[True, sample[top][1:] != sample[top][:-1]]]
+        out = np.zeros_like(visits)
+        out[first] = 1.0
+        return out
+    powered = visits ** (1.0 / temperature)
+    return (powered / np.add.reduceat(powered, ptr[:-1])[sample]).astype(visits.dtype)
 
 
 def teacher_key(config: ExpertConfig) -> str:
