@@ -25,8 +25,9 @@ Each generation:
    becomes the best network when it wins at least ``gate.threshold`` of them.
 
 **The teacher.** With ``teacher.games > 0`` generation 1 plays no self-play: ``teacher.agent`` (an
-``mcts`` spec) plays that many games against itself, one agent per game, and its root visits are the
-policy targets (``MCTSAgent.root_visits``), the games' outcomes and margins the value targets; the
+``mcts`` spec) plays that many games against itself, one agent per game; its root visits
+(``MCTSAgent.root_visits``), sharpened by ``teacher.visit_temperature`` (default 0: the move it plays),
+are the policy targets, the games' outcomes and margins the value targets; the
 learner takes ``teacher.epochs`` passes over them and is gated as usual. The teacher's games come in
 ``teacher.chunks`` fixed chunks, each kept in ``<run>/teacher/chunk_*.npz`` once played (with what fixes
 its games: teacher, opening, game, size, seed): a run killed before its first checkpoint, started
@@ -490,17 +491,18 @@ def _teacher_worker(args: tuple) -> tuple[int, dict]:
 
 def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) -> dict:
     """The teacher's games in ``teacher.chunks`` fixed chunks (seeded from ``rng``), on ``selfplay.workers``
-    processes. Each chunk is kept in ``<run>/teacher/chunk_*.npz`` once played, so a killed run resumed
-    plays only the chunks it has not (a chunk file must match its chunk's games and seed)."""
+    processes. Each chunk is kept in ``<run>/teacher/chunk_*.npz`` once played, so a killed run started
+    again plays only the chunks it has not (a chunk file must match its chunk: ``teacher_key``, size, seed).
+    The policy targets are the visits sharpened by ``teacher.visit_temperature``; the files keep them as played."""
     chunks = config.teacher.chunks
     sizes = np.diff(np.linspace(0, config.teacher.games, chunks + 1).round().astype(int))
     seeds = [int(s) for s in rng.integers(0, 2**62, size=chunks)]
     folder = run_dir / "teacher"
     folder.mkdir(exist_ok=True)
-    describe = teacher_key(config)
+    key = teacher_key(config)
     packs: dict[int, dict] = {}
     for i, (n, seed) in enumerate(zip(sizes, seeds)):
-        pack = read_teacher_chunk(folder / f"chunk_{i:04d}.npz", describe, int(n), seed)
+        pack = read_teacher_chunk(folder / f"chunk_{i:04d}.npz", key, int(n), seed)
         if pack is not None:
             packs[i] = pack
     todo = [(i, dataclasses.asdict(config), int(sizes[i]), seeds[i]) for i in range(chunks) if i not in packs]
@@ -508,7 +510,7 @@ def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) 
     def keep(i: int, pack: dict) -> None:
         packs[i] = pack
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, describe=describe, games=sizes[i], seed=np.uint64(seeds[i]), **pack)
+        np.savez_compressed(buffer, key=key, games=sizes[i], seed=np.uint64(seeds[i]), **pack)
         atomic_write_bytes(folder / f"chunk_{i:04d}.npz", buffer.getvalue())
 
     if config.selfplay.workers == 1 or len(todo) <= 1:
@@ -553,7 +555,7 @@ def teacher_key(config: ExpertConfig) -> str:
     )
 
 
-def read_teacher_chunk(path: Path, describe: str, games: int, seed: int) -> dict | None:
+def read_teacher_chunk(path: Path, key: str, games: int, seed: int) -> dict | None:
     """A kept chunk's samples, or None when there is none; ValueError naming a corrupt or foreign file."""
     if not path.exists():
         return None
@@ -562,10 +564,10 @@ def read_teacher_chunk(path: Path, describe: str, games: int, seed: int) -> dict
             found = {key: data[key] for key in data.files}
     except Exception as err:
         raise ValueError(f"{path} is corrupt ({type(err).__name__}); delete it to play that chunk again") from None
-    missing = {"describe", "games", "seed", *SAMPLE_KEYS, *ROW_KEYS} - set(found)
+    missing = {"key", "games", "seed", *SAMPLE_KEYS, *ROW_KEYS} - set(found)
     if missing:
         raise ValueError(f"{path} is not a teacher chunk: it lacks {sorted(missing)}")
-    if str(found.pop("describe")) != describe:
+    if str(found.pop("key")) != key:
         raise ValueError(f"{path} holds games of another teacher, opening or game; delete it to play it again")
     if int(found.pop("games")) != games or int(found.pop("seed")) != seed:
         raise ValueError(f"{path} holds another chunk's games (another seed or size); delete it to play it again")
