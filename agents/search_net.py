@@ -6,7 +6,13 @@ move) and a value head of its own made for search::
 
     pooled = [mean and max of the cell features over the board, the last tile's cell, context,
               estimated final scores (own, opponents' mean)]          (BoardNet's trunk input)
-    value head: MLP(pooled, score_now) -> (win logit, score margin / 100)
+    value head: MLP(pooled, score_now) + skip(leads) -> (win logit, score margin / 100)
+    leads = the mover's lead in estimated final score, in score if the game ended now, in score now
+
+The skip is linear in the leads (points / 100) and starts as the one-turn lookahead's value: a win
+logit of the estimated lead over a 40-point spread (``mcts``' leaf value at the game's start) and a
+margin equal to that lead. Without it the head learned from a few hundred games predicted outcomes
+worse than a logistic of the estimates among its own inputs: small Adam steps grow a weight slowly.
 
 ``score_now`` [B, 4] (points / 100): the mover's and its opponents' mean score now, and what they
 would be if the game ended now (the ruleset's final scoring run on a copy). The win logit is
@@ -47,6 +53,8 @@ from hg_env.core.tiles import DIRECTION_NAMES
 SCORE_FEATURES = ("own_score", "opponents_score", "own_if_ended", "opponents_if_ended")
 SCORE_SCALE = 1 / 100
 MARGIN_SCALE = 1 / 100
+LEADS = ("estimated_lead", "lead_if_ended", "lead_now")  # the value skip's inputs (own minus opponents' mean)
+LOOKAHEAD_SPREAD = 40.0  # points: mcts' default logistic spread at the game's start (its ``scale``)
 
 
 class SearchNet(BoardNet):
@@ -69,6 +77,9 @@ class SearchNet(BoardNet):
         self.value_head = nn.Linear(hidden, 2)
         nn.init.normal_(self.value_head.weight, std=0.01)
         nn.init.zeros_(self.value_head.bias)
+        self.value_skip = nn.Linear(len(LEADS), 2, bias=False)
+        with torch.no_grad():  # rows: win logit, margin / 100; columns: LEADS
+            self.value_skip.weight.copy_(torch.tensor([[100 / LOOKAHEAD_SPREAD, 0.0, 0.0], [1.0, 0.0, 0.0]]))
         self._tap = threading.local()  # the trunk's input, per thread (run_net runs blocks on threads)
         self.trunk.register_forward_hook(self._keep_pooled)
 
@@ -88,15 +99,18 @@ class SearchNet(BoardNet):
         score = obs.get("score_now")
         if score is None:
             score = pooled.new_zeros(len(pooled), len(SCORE_FEATURES))
-        hidden = torch.relu(self.value_in(torch.cat([pooled, score.float() * SCORE_SCALE], -1)))
-        return logits, self.value_head(hidden)
+        score = score.float() * SCORE_SCALE
+        estimate = obs["estimate"].float() * SCORE_SCALE
+        leads = torch.stack([estimate[:, 0] - estimate[:, 1], score[:, 2] - score[:, 3], score[:, 0] - score[:, 1]], -1)
+        hidden = torch.relu(self.value_in(torch.cat([pooled, score], -1)))
+        return logits, self.value_head(hidden) + self.value_skip(leads)
 
     @classmethod
     def from_boardnet(cls, net: BoardNet, kwargs: dict) -> SearchNet:
         """A search network with ``net``'s weights (a lookahead BoardNet of the same sizes) and a fresh value head."""
         searchnet = cls(**kwargs)
         missing, unexpected = searchnet.load_state_dict(net.state_dict(), strict=False)
-        if unexpected or any(not name.startswith(("value_in.", "value_head.")) for name in missing):
+        if unexpected or any(not name.startswith(("value_in.", "value_head.", "value_skip.")) for name in missing):
             raise ValueError(f"the PPO network does not match a searchnet of {kwargs}: {missing + unexpected}")
         return searchnet
 

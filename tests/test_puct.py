@@ -228,6 +228,24 @@ def test_searchnet_starts_from_the_ppo_policy_and_round_trips_through_a_model_fi
     assert mask[0, policy.act_batch(board, mask, state)[0]]
 
 
+def test_a_fresh_value_head_starts_as_the_lookahead_s_logistic_of_the_estimated_lead(shipped):
+    """The value skip (agents/search_net.py): with the learned part silent, the win logit is the
+    estimated lead over 40 points and the margin that lead / 100, as mcts' leaf value at the start."""
+    net, metadata = shipped
+    searchnet = SearchNet.from_boardnet(net, metadata["net_kwargs"]).eval()
+    torch.nn.init.zeros_(searchnet.value_head.weight)
+    state = _position(5)
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    inputs = network_inputs(copy, np.array([0]))
+    tensors = {k: torch.as_tensor(inputs[k]) for k in ("board", "lookahead", "estimate", "score_now")}
+    with torch.no_grad():
+        _, out = searchnet(tensors, torch.as_tensor(inputs["legal_padded"]))
+    lead = float(inputs["estimate"][0, 0] - inputs["estimate"][0, 1])
+    assert out[0, 0].item() == pytest.approx(lead / 40, abs=1e-4)
+    assert out[0, 1].item() == pytest.approx(lead / 100, abs=1e-5)
+
+
 def test_rotation_turns_the_board_sides_and_actions_together():
     ob = observer("hg2020")
     state = _position(12)
