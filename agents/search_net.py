@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from hg_env.agents.network import BoardNet
+from hg_env.agents.network import ESTIMATE_SCALE, BoardNet
 from hg_env.core import search
 from hg_env.core.actions import action_layout
 from hg_env.core.observation import observe, observer
@@ -100,7 +100,7 @@ class SearchNet(BoardNet):
         if score is None:
             score = pooled.new_zeros(len(pooled), len(SCORE_FEATURES))
         score = score.float() * SCORE_SCALE
-        estimate = obs["estimate"].float() * SCORE_SCALE
+        estimate = obs["estimate"].float() * ESTIMATE_SCALE
         leads = torch.stack([estimate[:, 0] - estimate[:, 1], score[:, 2] - score[:, 3], score[:, 0] - score[:, 1]], -1)
         hidden = torch.relu(self.value_in(torch.cat([pooled, score], -1)))
         return logits, self.value_head(hidden) + self.value_skip(leads)

@@ -359,22 +359,16 @@ def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games
     rng = np.random.default_rng(seed)
     agent = _agent(net, metadata, config, int(rng.integers(2**32)))
     agent.settings.noise = config.search.noise
-    state = _new_games(config, games, rng)
-    decisions = np.zeros(games, dtype=np.int64)
-    items: list[list[dict]] = [[] for _ in range(games)]
-    while True:
-        rows = np.flatnonzero(state.phase != OVER)
-        if not len(rows):
-            break
+
+    def decide(state: Any, rows: np.ndarray, sampled: np.ndarray, items: list[list[dict]]) -> np.ndarray:
         roots = agent.search(state, rows)
         _record(state, rows, [(root.actions, root.n) for root in roots], rng, items)
         actions = np.full(state.batch_size, -1, dtype=np.int64)
-        for g, root in zip(rows, roots):
-            temperature = 1.0 if decisions[g] < config.search.temperature_decisions else 0.0
-            actions[g] = root.actions[choose(root, temperature, rng)]
-        decisions[rows] += 1
-        engine.step(state, actions)
-    return _finish(state, items)
+        for g, root, sample in zip(rows, roots, sampled):
+            actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng)]
+        return actions
+
+    return _play_games(config, games, rng, decide)
 
 
 def play_teacher_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
@@ -383,6 +377,26 @@ def play_teacher_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
     ``search.temperature_decisions`` decisions of a game are sampled in proportion to the visits."""
     rng = np.random.default_rng(seed)
     teachers = [make_agent(config.teacher.agent, seed=int(s)) for s in rng.integers(2**32, size=games)]
+
+    def decide(state: Any, rows: np.ndarray, sampled: np.ndarray, items: list[list[dict]]) -> np.ndarray:
+        actions = np.full(state.batch_size, -1, dtype=np.int64)
+        searched = []
+        for g, sample in zip(rows, sampled):
+            action, legal, visits = teachers[g].root_visits(state, int(g))
+            if sample and len(legal) > 1:
+                action = int(rng.choice(legal, p=visits / visits.sum()))
+            actions[g] = action
+            searched.append((legal, visits))
+        _record(state, rows, searched, rng, items)
+        return actions
+
+    return _play_games(config, games, rng, decide)
+
+
+def _play_games(config: ExpertConfig, games: int, rng: np.random.Generator, decide: Any) -> dict:
+    """``games`` new games (``_new_games``) played to the end, packed: ``decide(state, rows, sampled, items)``
+    records the samples of the live games ``rows`` and returns the actions (``sampled``: the decisions
+    within a game's first ``search.temperature_decisions``)."""
     state = _new_games(config, games, rng)
     decisions = np.zeros(games, dtype=np.int64)
     items: list[list[dict]] = [[] for _ in range(games)]
@@ -390,15 +404,7 @@ def play_teacher_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
         rows = np.flatnonzero(state.phase != OVER)
         if not len(rows):
             break
-        actions = np.full(state.batch_size, -1, dtype=np.int64)
-        searched = []
-        for g in rows:
-            action, legal, visits = teachers[g].root_visits(state, int(g))
-            if decisions[g] < config.search.temperature_decisions and len(legal) > 1:
-                action = int(rng.choice(legal, p=visits / visits.sum()))
-            actions[g] = action
-            searched.append((legal, visits))
-        _record(state, rows, searched, rng, items)
+        actions = decide(state, rows, decisions[rows] < config.search.temperature_decisions, items)
         decisions[rows] += 1
         engine.step(state, actions)
     return _finish(state, items)
