@@ -76,6 +76,18 @@ if TYPE_CHECKING:
 ROLLOUTS = ("none", "random", "greedy")
 
 
+def prior_visit_means(w: np.ndarray, n: np.ndarray, prior: np.ndarray, weight: float) -> np.ndarray:
+    """Mean value of each edge (value sums ``w`` over visits ``n``) with its heuristic value ``prior``
+    counted as ``weight`` visits.
+
+    The heuristic values an edge right after the move, the simulations after the replies to it, so the
+    two differ by a bias common to all edges; it is estimated over the visited edges and added to every
+    prior. An unvisited edge's mean is its prior plus that bias."""
+    seen = n > 0
+    bias = float(np.mean(w[seen] / n[seen] - prior[seen])) if seen.any() else 0.0
+    return (w + weight * prior + weight * bias) / (n + weight)  # weight 1: (w + prior + bias) / (n + 1) exactly
+
+
 class Node:
     """A decision point: edges sorted by heuristic value, with visit counts and value sums."""
 
@@ -104,15 +116,8 @@ class Node:
         self.w = np.zeros(len(order))
 
     def means(self) -> np.ndarray:
-        """Mean value of each edge, with its heuristic value as one prior visit.
-
-        The heuristic values an edge right after the move, the simulations after
-        the replies to it, so the two differ by a bias common to all edges; it is
-        estimated over the visited edges and added to every prior.
-        """
-        seen = self.n > 0
-        bias = float(np.mean(self.w[seen] / self.n[seen] - self.prior[seen])) if seen.any() else 0.0
-        return (self.w + self.prior + bias) / (self.n + 1)
+        """Mean value of each edge, with its heuristic value as one prior visit (``prior_visit_means``)."""
+        return prior_visit_means(self.w, self.n, self.prior, 1.0)
 
     def select(self, c: float, widen: float) -> int:
         """UCB1 over the first ``ceil(widen * sqrt(N + 1))`` edges (progressive widening)."""

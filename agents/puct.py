@@ -1,7 +1,7 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0``. ``path`` defaults to the shipped PPO model of the game's ruleset
+mix=0.5,scale=40,noise=0,qprior=0``. ``path`` defaults to the shipped PPO model of the game's ruleset
 (``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``); a model of ``hgenv train`` (kind ``boardnet``) or a
 search network of ``hgenv train --config configs/expert.toml`` (kind ``searchnet``,
 ``hg_env.agents.search_net``) both work. At the defaults a move costs a little less CPU than
@@ -16,14 +16,16 @@ the step revealed (phase, seat to move, tile drawn).
 
 One simulation selects down the tree by PUCT, ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)``
 (``P`` the network's prior of the move, ``Q`` its mean value for the seat to move, an unvisited move
-taking its node's own value), steps the chosen moves on the batched core, and evaluates the first new
-node: its legal moves come from ``hg_env.core.search.turn_lookahead`` (which also gives the lookahead
-features the network reads), its priors are the network's softmax over exactly those moves, and its
-value mixes the network's value with the lookahead's (``mix``: the weight of the lookahead, as
-AlphaGo mixed its value network with rollouts). ``batch`` simulations per searched game run
-together (virtual loss keeps them apart), and all games searched at once (``act_batch``: every game
-of an evaluation, every game of expert iteration's self-play) share one lookahead and one network
-call per step: leaves are evaluated in batches.
+taking its node's own value; with ``qprior=K > 0`` each move's own one-turn lookahead value counts as
+K visits of its mean instead, as ``mcts`` counts it as one), steps the chosen moves on the batched
+core, and evaluates the first new node: its legal moves come from ``hg_env.core.search.turn_lookahead``
+(which also gives the lookahead features the network reads and each move's one-turn value), its
+priors are the network's softmax over exactly those moves, and its value mixes the network's value
+with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its value network with
+rollouts). ``batch`` simulations per searched game run together (virtual loss keeps them apart),
+and all games searched at once (``act_batch``: every game of an evaluation, every game of expert
+iteration's self-play) share one lookahead and one network call per step: leaves are evaluated in
+batches.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
@@ -51,6 +53,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hg_env.agents.base import Agent, register
+from hg_env.agents.mcts import prior_visit_means
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER
@@ -77,7 +80,7 @@ def default_model(ruleset: str) -> Path:
 class Node:
     """A decision point: legal moves with the network's priors, visit counts and value sums."""
 
-    __slots__ = ("actions", "children", "n", "player", "prior", "terminal", "total", "value", "w")
+    __slots__ = ("actions", "children", "move_value", "n", "player", "prior", "terminal", "total", "value", "w")
 
     def __init__(self, player: int, terminal: bool = False) -> None:
         self.player = player
@@ -85,6 +88,7 @@ class Node:
         self.actions: np.ndarray | None = None
         self.prior = self.n = self.w = None
         self.value: np.ndarray | None = None  # [seats] value vector of this node (its evaluation)
+        self.move_value: np.ndarray | None = None  # [moves] each move's one-turn value for the seat to move
         self.total = 0
         self.children: dict[tuple, Node] = {}
 
@@ -92,26 +96,33 @@ class Node:
     def expanded(self) -> bool:
         return self.actions is not None
 
-    def expand(self, actions: np.ndarray, prior: np.ndarray, value: np.ndarray) -> None:
+    def expand(
+        self, actions: np.ndarray, prior: np.ndarray, value: np.ndarray, move_value: np.ndarray | None = None
+    ) -> None:
         self.actions = np.asarray(actions, dtype=np.int64)
         self.prior = np.asarray(prior, dtype=np.float64)
         self.value = np.asarray(value, dtype=np.float64)
+        self.move_value = None if move_value is None else np.asarray(move_value, dtype=np.float64)
         self.n = np.zeros(len(self.actions))
         self.w = np.zeros(len(self.actions))
 
-    def q(self) -> np.ndarray:
-        """Mean value of every move for the seat to move; an unvisited move takes the node's value."""
+    def q(self, move_weight: float = 0.0) -> np.ndarray:
+        """Mean value of every move for the seat to move. With ``move_weight > 0`` and the moves' own
+        values known, each move's value counts as that many visits (``mcts``' prior visit,
+        ``prior_visit_means``); otherwise an unvisited move takes the node's value."""
+        if move_weight > 0 and self.move_value is not None:
+            return prior_visit_means(self.w, self.n, self.move_value, move_weight)
         first = float(self.value[self.player])
         return np.where(self.n > 0, self.w / np.maximum(self.n, 1), first)
 
-    def select(self, c_puct: float) -> int:
+    def select(self, c_puct: float, move_weight: float = 0.0) -> int:
         """``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (first of equals)."""
         bonus = c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n)
-        return int(np.argmax(self.q() + bonus))
+        return int(np.argmax(self.q(move_weight) + bonus))
 
-    def best(self) -> int:
+    def best(self, move_weight: float = 0.0) -> int:
         """The most visited move; ties: the best mean, then the highest prior."""
-        return int(np.lexsort((-self.prior, -self.q(), -self.n))[0])
+        return int(np.lexsort((-self.prior, -self.q(move_weight), -self.n))[0])
 
 
 class SearchGame(Protocol):
@@ -128,8 +139,9 @@ class SearchGame(Protocol):
     def describe(self, positions: Any, i: int) -> tuple[tuple, int, bool]:
         """(what the step revealed, as a hashable key; the seat to move; whether the game is over) of row i."""
 
-    def evaluate(self, positions: Any, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """For each running row: (legal actions, priors summing to 1, value vector [num_seats])."""
+    def evaluate(self, positions: Any, rows: np.ndarray) -> list[tuple]:
+        """For each running row: (legal actions, priors summing to 1, value vector [num_seats]), and
+        optionally a fourth entry, each move's own value for the seat to move (``Node.move_value``)."""
 
     def outcome(self, positions: Any, rows: np.ndarray) -> np.ndarray:
         """[len(rows), num_seats] exact values of finished games."""
@@ -144,6 +156,7 @@ class SearchSettings:
     batch: int = 8
     time: float = 0.0
     noise: float = 0.0
+    move_weight: float = 0.0  # visits each move's one-turn value counts for in its mean (0: none)
 
 
 def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
@@ -169,8 +182,8 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
     return roots
 
 
-def _select(node: Node, path: list[tuple[Node, int]], c_puct: float) -> int:
-    k = node.select(c_puct)
+def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
+    k = node.select(settings.c_puct, settings.move_weight)
     node.n[k] += 1  # virtual loss until the value comes back
     node.total += 1
     path.append((node, k))
@@ -184,7 +197,7 @@ def _simulate(
     count = len(tree)
     paths: list[list[tuple[Node, int]]] = [[] for _ in range(count)]
     at = [roots[t] for t in tree]
-    actions = np.array([_select(at[i], paths[i], settings.c_puct) for i in range(count)], dtype=np.int64)
+    actions = np.array([_select(at[i], paths[i], settings) for i in range(count)], dtype=np.int64)
     visit = np.array([int(p[0][0].n[p[0][1]]) - 1 for p in paths])
     positions = game.start(tree, visit, rng)
     while True:
@@ -202,7 +215,7 @@ def _simulate(
                 child = node.children[key] = Node(player, terminal=over)
             at[i] = child
             if child.expanded and not child.terminal:
-                actions[i] = _select(child, paths[i], settings.c_puct)
+                actions[i] = _select(child, paths[i], settings)
 
     fresh: dict[int, int] = {}  # node id -> the simulation that evaluates it
     for i in range(count):
@@ -210,8 +223,8 @@ def _simulate(
             fresh.setdefault(id(at[i]), i)
     if fresh:
         rows = np.array(sorted(fresh.values()), dtype=np.intp)
-        for i, (legal, prior, value) in zip(rows, game.evaluate(positions, rows)):
-            at[i].expand(legal, prior, value)
+        for i, evaluation in zip(rows, game.evaluate(positions, rows)):
+            at[i].expand(*evaluation)
     result = np.zeros((count, game.num_seats))
     ended = np.array([i for i in range(count) if at[i].terminal], dtype=np.intp)
     if len(ended):
@@ -223,10 +236,10 @@ def _simulate(
             node.w[k] += result[i, node.player]
 
 
-def choose(root: Node, temperature: float, rng: np.random.Generator) -> int:
+def choose(root: Node, temperature: float, rng: np.random.Generator, move_weight: float = 0.0) -> int:
     """Index of the root move to play: the best (``Node.best``), or a sample of visits ** (1 / T)."""
     if temperature <= 0 or root.n.sum() == 0:
-        return root.best()
+        return root.best(move_weight)
     weights = root.n ** (1.0 / temperature)
     return int(rng.choice(len(weights), p=weights / weights.sum()))
 
@@ -257,7 +270,7 @@ class NetworkEvaluator:
                 f"puct reads the value of a model trained with reward 'score_diff' or 'win', not {self.reward!r}"
             )
 
-    def __call__(self, states: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def __call__(self, states: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         import torch
 
         from hg_env.agents.network import run_net
@@ -279,7 +292,8 @@ class NetworkEvaluator:
         value = value.double().cpu().numpy()
         net_value = self._win_value(value, states, rows, inputs)
         out = []
-        for j, (actions, heuristic) in enumerate(zip(inputs["legal"], inputs["heuristic"])):
+        per_game = zip(inputs["legal"], inputs["heuristic"], inputs["move_value"])
+        for j, (actions, heuristic, move_value) in enumerate(per_game):
             z = logits[j, : len(actions)]
             prior = np.exp(z - z.max())
             prior /= prior.sum()
@@ -289,7 +303,7 @@ class NetworkEvaluator:
             vector[mover] = v
             if int(states.num_players[rows[j]]) == 2:
                 vector[1 - mover] = 1.0 - v
-            out.append((actions, prior, vector))
+            out.append((actions, prior, vector, move_value))
         return out
 
     def _win_value(self, value: np.ndarray, states: State, rows: np.ndarray, inputs: dict) -> np.ndarray:
@@ -334,7 +348,7 @@ class CoreGame:
         current = int(positions.current[i])
         return (phase, current, int(positions.tile_to_place[i])), current, phase == OVER
 
-    def evaluate(self, positions: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def evaluate(self, positions: State, rows: np.ndarray) -> list[tuple]:
         return self.evaluator(positions, rows)
 
     def outcome(self, positions: State, rows: np.ndarray) -> np.ndarray:
@@ -361,6 +375,8 @@ class PUCTAgent(Agent):
         "mix": "weight of the one-turn lookahead's value against the network's, in [0, 1]",
         "scale": "points of logistic spread that turn a PPO value (a score difference) into a win value",
         "noise": "Dirichlet noise mixed into the root priors (self-play exploration; 0: none)",
+        "qprior": "visits each move's one-turn lookahead value counts for in its mean, as mcts (0: an "
+        "unvisited move takes its node's value)",
     }
 
     def __init__(
@@ -376,16 +392,19 @@ class PUCTAgent(Agent):
         mix: float = 0.5,
         scale: float = 40.0,
         noise: float = 0.0,
+        qprior: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
             raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
-        if deals < 0 or time < 0 or temperature < 0 or c_puct < 0:
-            raise ValueError("deals, time, temperature and c_puct must be >= 0")
+        if deals < 0 or time < 0 or temperature < 0 or c_puct < 0 or qprior < 0:
+            raise ValueError("deals, time, temperature, c_puct and qprior must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
         self.path = path or ""
-        self.settings = SearchSettings(sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise)
+        self.settings = SearchSettings(
+            sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior
+        )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
         self._nets: dict[str, tuple[Any, dict]] = {}
         if path:
@@ -433,7 +452,7 @@ class PUCTAgent(Agent):
         rows = np.flatnonzero(masks.any(1))
         if len(rows):
             for i, root in zip(rows, self.search(state, rows, masks[rows])):
-                out[i] = root.actions[choose(root, self.temperature, self.rng)]
+                out[i] = root.actions[choose(root, self.temperature, self.rng, self.settings.move_weight)]
         return out
 
     def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
@@ -462,10 +481,10 @@ class PUCTAgent(Agent):
         sub = roots_state.take(np.array(searched))
         first = search.plain_copy(sub)
         search.redeal(first, self.rng)  # the root is evaluated on a re-deal too: the real order is never read
-        for j, (legal, prior, value) in zip(searched, evaluator(first, np.arange(len(searched)))):
-            if not np.array_equal(legal, np.flatnonzero(masks[j])):
+        for j, evaluation in zip(searched, evaluator(first, np.arange(len(searched)))):
+            if not np.array_equal(evaluation[0], np.flatnonzero(masks[j])):
                 raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
-            roots[j].expand(legal, prior, value)
+            roots[j].expand(*evaluation)
         game = CoreGame(sub, self.deals, self.rng, evaluator)
         search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
         return roots

@@ -125,7 +125,8 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> d
     ``estimate`` [n, 2] float32 (``search.lookahead_features``' gains and estimates),
     ``score_now`` [n, 4] float32 (searchnet only), ``legal`` (list of [L_i] legal actions),
     ``legal_padded`` [n, L] int64, ``heuristic`` [n, 5] (the lookahead's win values of the mover's
-    best move, ``mcts``' leaf value) and ``score_diff`` [n] (mover's score minus the opponents' mean)."""
+    best move, ``mcts``' leaf value), ``move_value`` (list of [L_i]: the lookahead's win value of each
+    legal move for the mover) and ``score_diff`` [n] (mover's score minus the opponents' mean)."""
     rows = np.asarray(rows, dtype=np.intp)
     seats = states.current[rows].astype(np.int64)
     players = states.num_players[rows]
@@ -141,7 +142,8 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> d
     gains[where, 0, actions] = own - own_now[where]
     gains[where, 1, actions] = opponents - opponents_now[where]
     values = search.win_transform(est, states, games)
-    best = search.best_rows(where, values[np.arange(len(where)), seats[where]], len(rows))
+    mover_values = values[np.arange(len(where)), seats[where]]  # each legal move's value for its mover
+    best = search.best_rows(where, mover_values, len(rows))
     bounds = np.searchsorted(where, np.arange(len(rows) + 1))
     legal = [actions[bounds[j] : bounds[j + 1]].astype(np.int64) for j in range(len(rows))]
     padded = np.zeros((len(rows), max(1, max(len(a) for a in legal))), dtype=np.int64)
@@ -156,6 +158,7 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> d
         "legal": legal,
         "legal_padded": padded,
         "heuristic": values[best],
+        "move_value": [mover_values[bounds[j] : bounds[j + 1]] for j in range(len(rows))],
         "score_diff": score_own - score_opp,
     }
     if searchnet:

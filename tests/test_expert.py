@@ -163,6 +163,18 @@ def test_config_errors_name_the_key() -> None:
         expert_config_from_dict({"run": {"backend": "expert"}, "start": {"model": "nowhere.zip"}})
 
 
+def test_the_search_s_qprior_reaches_the_self_play_agent(tmp_path: Path) -> None:
+    from hg_env.agents.puct import default_model
+    from hg_env.train.expert import _agent
+
+    loaded = load_model(default_model("hg2020"))
+    agent = _agent(loaded.net, loaded.metadata, _config(tmp_path, search={"qprior": 2.0}), seed=0)
+    assert agent.settings.move_weight == 2.0
+    assert _agent(loaded.net, loaded.metadata, _config(tmp_path), seed=0).settings.move_weight == 0.0
+    with pytest.raises(ConfigError, match=re.escape("search.qprior must be")):
+        _config(tmp_path, search={"qprior": -1.0})
+
+
 def test_expert_and_ppo_configs_read_their_tables_with_one_checker(tmp_path: Path) -> None:
     """train.config's ``load_checked`` and ``sections_from_dict`` read both kinds of config: the
     same messages for an unknown table, a table that is not one, and the file's name in front."""

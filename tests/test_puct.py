@@ -71,6 +71,20 @@ def test_search_finds_the_known_best_move_of_a_tiny_game():
     assert root.w[1] / root.n[1] == pytest.approx(0.5, abs=0.05)
 
 
+def test_qprior_counts_each_move_s_own_value_as_visits():
+    """With ``qprior`` a move's one-turn value is its mean before any visit (mcts' prior visit, the
+    bias of the visited moves added); without it an unvisited move takes its node's value."""
+    node = Node(0)
+    node.expand(np.arange(3), np.full(3, 1 / 3), np.array([0.5, 0.5]), move_value=np.array([0.2, 0.7, 0.4]))
+    assert node.q() == pytest.approx([0.5, 0.5, 0.5])
+    assert node.q(1.0) == pytest.approx([0.2, 0.7, 0.4])
+    assert node.select(0.0, 1.0) == 1 and node.select(0.0) == 0  # greedy on values; first of equals
+    node.n[1], node.w[1] = 2, 0.6  # mean 0.3: its own value overestimated it by 0.4
+    assert node.q(1.0) == pytest.approx([0.2 - 0.4, (0.6 + 0.7 - 0.4) / 3, 0.4 - 0.4])
+    assert node.q(2.0)[1] == pytest.approx((0.6 + 2 * (0.7 - 0.4)) / 4)
+    assert node.best(1.0) == 1
+
+
 def test_priors_steer_the_visits():
     """A prior that prefers a move makes the search visit it more (same values)."""
     game = TwoStepGame()
@@ -134,7 +148,8 @@ def test_the_network_value_is_the_leaf_value(shipped):
     mover = int(state.current[0])
     for value, expected in ((1000.0, 1.0), (-1000.0, 0.0)):
         evaluator = NetworkEvaluator(PreferAction(net, -1, value=value), metadata, mix=0.0, scale=40.0)
-        ((_, prior, vector),) = evaluator(copy, np.array([0]))
+        ((legal, prior, vector, move_value),) = evaluator(copy, np.array([0]))
+        assert move_value.shape == legal.shape and 0.0 < move_value.max() < 1.0  # the lookahead's, not the net's
         assert vector[mover] == pytest.approx(expected, abs=1e-6)
         assert vector[1 - mover] == pytest.approx(1 - expected, abs=1e-6)
         assert prior.sum() == pytest.approx(1.0)
@@ -189,6 +204,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:mix=2")
     with pytest.raises(ValueError, match="sims"):
         make_agent("puct:sims=0")
+    with pytest.raises(ValueError, match="qprior"):
+        make_agent("puct:qprior=-1")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
     state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
     with pytest.raises(ValueError, match="plays 'hg2002', not 'hg2020'"):

@@ -139,6 +139,7 @@ class SearchConfig:
     deals: int = bounded(8, 0, 1024)  # 0..1024 re-deals shared by a root's moves
     batch: int = bounded(8, 1, 1024)  # 1..1024 simulations of one game run together
     mix: float = bounded(0.5, 0.0, 1.0)  # [0, 1] weight of the lookahead's value against the network's
+    qprior: float = bounded(0.0, 0.0, 100.0)  # [0, 100] visits a move's one-turn lookahead value counts for
     noise: float = bounded(0.25, 0.0, 1.0)  # [0, 1] Dirichlet noise at the roots
     temperature_decisions: int = bounded(16, 0, 10_000)  # 0..10000 first decisions of a game sampled by visits
 
@@ -350,6 +351,7 @@ def _agent(net: torch.nn.Module, metadata: dict, config: ExpertConfig, seed: int
         deals=s.deals,
         batch=s.batch,
         mix=s.mix,
+        qprior=s.qprior,
         noise=0.0,
     )
 
@@ -365,7 +367,7 @@ def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games
         _record(state, rows, [(root.actions, root.n) for root in roots], rng, items)
         actions = np.full(state.batch_size, -1, dtype=np.int64)
         for g, root, sample in zip(rows, roots, sampled):
-            actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng)]
+            actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng, agent.settings.move_weight)]
         return actions
 
     return _play_games(config, games, rng, decide)
