@@ -219,16 +219,18 @@ class MCTSAgent(Agent):
         order_key = visits + means / (1 + np.abs(means).max())  # most visited first, ties by value
         return ranked(root.actions, order_key, visits / max(visits.max(), 1), top, visits=visits, value=means)
 
-    def root_visits(self, state: State, game: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
+    def root_visits(self, state: State, game: int = 0) -> tuple[int, np.ndarray, np.ndarray, float]:
         """Search one decision of game ``game``: (the chosen action, the legal actions increasing, their
-        root visits). A single legal move is not searched: it has one visit. No subtree is kept, so the
-        caller may play any move (expert iteration's teacher samples its openings)."""
+        root visits, the search's value of the position for the seat to move: the mean value of the
+        chosen move). A single legal move is not searched: it has one visit and value NaN. No subtree is
+        kept, so the caller may play any move (expert iteration's teacher samples its openings)."""
         action, root = self._search(state, game)
         self._kept = None
         if root is None:
-            return action, np.array([action], dtype=np.int64), np.ones(1)
+            return action, np.array([action], dtype=np.int64), np.ones(1), float("nan")
         order = np.argsort(root.actions)
-        return action, root.actions[order].astype(np.int64), root.n[order].copy()
+        value = float(root.means()[root.best_action_index()])
+        return action, root.actions[order].astype(np.int64), root.n[order].copy(), value
 
     def _search(self, state: State, game: int) -> tuple[int, Node | None]:
         """The chosen action and the searched root (None for a single legal move)."""

@@ -139,6 +139,7 @@ def test_samples_pack_and_unpack_to_the_same_arrays() -> None:
                 "score_now": [0.0, 1.0, 2.0, 3.0],
                 "outcome": 1.0,
                 "margin": 0.25,
+                "search_value": 0.75,
             }
         )
     pack = concat_packs([pack_samples(items[:1]), pack_samples(items[1:])])
@@ -254,6 +255,7 @@ def test_a_teacher_generation_learns_from_mcts_root_visits_and_keeps_its_chunks(
     assert set(np.unique(targets)) <= {0.0, 1.0} and np.allclose(np.add.reduceat(targets, starts), 1.0)
     assert np.array_equal(raw[targets == 1], np.maximum.reduceat(raw, starts))
     assert np.array_equal(first["outcome"], pack["outcome"].numpy()[: len(first["outcome"])])
+    assert ((first["search_value"] > 0) & (first["search_value"] < 1)).all()  # mcts' root values
 
     again = tmp_path / "again"
     again.mkdir()
@@ -283,10 +285,46 @@ def test_a_teacher_chunk_of_another_teacher_is_refused_by_name(tmp_path: Path) -
         teacher_play(config, np.random.default_rng(0), run_dir)
 
 
+def test_the_search_s_value_enters_the_win_target_and_old_chunks_learn_from_outcomes(tmp_path: Path) -> None:
+    """``learn.search_value`` mixes the search's root value into the win target: where it equals the
+    outcome nothing changes, where it differs the weights do. A chunk of an earlier version (no search
+    values) is read with NaN ones and learned from its outcomes alone."""
+    from hg_env.train.expert import _start, learn, read_teacher_chunk, teacher_key, teacher_play
+
+    config = _config(tmp_path, teacher=TEACHER)
+    run_dir = tmp_path / "tiny"
+    run_dir.mkdir()
+    pack = teacher_play(config, np.random.default_rng(0), run_dir)
+    assert len(pack["outcome"]) > 0 and np.isfinite(pack["search_value"]).all()
+
+    def weights_after(search_value: float, values: np.ndarray) -> dict:
+        learning = _config(tmp_path, learn={"search_value": search_value})
+        run = _start(learning, "cpu")
+        learn(run.learner, run.optimizer, dict(pack, search_value=values), learning, np.random.default_rng(0), 1)
+        return {k: v.clone() for k, v in run.learner.state_dict().items()}
+
+    plain = weights_after(0.0, pack["search_value"])
+    same = weights_after(1.0, pack["outcome"].copy())
+    mixed = weights_after(0.5, pack["search_value"])
+    assert all(torch.equal(plain[k], same[k]) for k in plain)
+    assert not all(torch.equal(plain[k], mixed[k]) for k in plain)
+    old = weights_after(0.5, np.full_like(pack["search_value"], np.nan))  # no search values: outcomes alone
+    assert all(torch.equal(plain[k], old[k]) for k in plain)
+
+    path = run_dir / "teacher" / "chunk_0000.npz"
+    with np.load(path) as data:
+        kept = {key: data[key] for key in data.files if key != "search_value"}
+    np.savez_compressed(path, **kept)
+    seed = int(kept["seed"])
+    read = read_teacher_chunk(path, teacher_key(config), int(kept["games"]), seed)
+    assert np.isnan(read["search_value"]).all() and len(read["search_value"]) == len(read["outcome"])
+
+
 def test_mcts_root_visits_are_its_search_over_the_legal_moves() -> None:
     state = engine.new_games(2, Rules(), seeds=[3], record_events=False)
     agent = make_agent("mcts:sims=12,deals=2,batch=4", seed=0)
-    action, legal, visits = agent.root_visits(state, 0)
+    action, legal, visits, value = agent.root_visits(state, 0)
+    assert 0.0 < value < 1.0  # the mean value of the move it plays, for the seat to move
     assert np.array_equal(legal, np.flatnonzero(engine.legal_action_mask(state)[0]))
     assert visits.sum() == 12 and visits[np.searchsorted(legal, action)] == visits.max()
     assert action == make_agent("mcts:sims=12,deals=2,batch=4", seed=0).search(state, 0)  # the move it plays

@@ -12,14 +12,16 @@ Each generation:
    side: the chunks, not the workers, fix the result.
 2. **Targets.** Every searched decision (more than one legal move) gives a sample: the mover's board,
    lookahead features and scores (``hg_env.agents.search_net.network_inputs``), the root's visit
-   distribution, and once the game ends its outcome for the mover (1 win, 0.5 tie, 0 loss, as
+   distribution, the search's value of the position (the mean value of its most visited move, for
+   the mover), and once the game ends its outcome for the mover (1 win, 0.5 tie, 0 loss, as
    ``search.win_values``) and score margin (own final score minus the opponents' mean).
 3. **Learning.** The *learner* (a ``SearchNet``, trained on across generations with one Adam
    optimizer) takes ``learn.epochs`` passes over the samples of the last ``learn.window``
    generations: cross-entropy to the visit distribution, ``learn.value_coef`` x binary
-   cross-entropy of the win logit to the outcome, ``learn.margin_coef`` x squared error of the
-   margin; each minibatch is turned by a random number of quarter turns (``learn.augment``,
-   ``search_net.rotate_inputs``).
+   cross-entropy of the win logit to the outcome (mixed with the search's value, weight
+   ``learn.search_value``: one outcome is shared by all of a game's positions, the search values each
+   on its own), ``learn.margin_coef`` x squared error of the margin; each minibatch is turned by a
+   random number of quarter turns (``learn.augment``, ``search_net.rotate_inputs``).
 4. **Gating.** The learner's search plays the best network's search (``gate.games`` games, paired
    decks, seats swapped, all searched at once, after the same greedy opening as self-play); it
    becomes the best network when it wins at least ``gate.threshold`` of them.
@@ -177,6 +179,9 @@ class LearnConfig:
     weight_decay: float = bounded(1e-4, 0.0, 1.0)  # [0, 1]
     value_coef: float = bounded(1.0, 0.0, 100.0)  # [0, 100] weight of the outcome loss
     margin_coef: float = bounded(0.5, 0.0, 100.0)  # [0, 100] weight of the score-margin loss
+    # [0, 1] weight of the search's root value in the win target, the outcome's is 1 minus it
+    # (samples without one, from chunks of an earlier version, take the outcome alone)
+    search_value: float = bounded(0.0, 0.0, 1.0)
     window: int = bounded(2, 1, 1000)  # 1..1000 generations of samples kept
     augment: bool = True  # turn every minibatch by a random number of quarter turns
 
@@ -265,7 +270,7 @@ def to_toml(config: ExpertConfig) -> str:
 
 
 SAMPLE_KEYS = ("board_index", "board_value", "board_ptr", "legal", "gains", "visits", "legal_ptr")
-ROW_KEYS = ("estimate", "score_now", "outcome", "margin")
+ROW_KEYS = ("estimate", "score_now", "outcome", "margin", "search_value")
 
 
 def pack_samples(items: list[dict]) -> dict[str, np.ndarray]:
@@ -290,7 +295,15 @@ def pack_samples(items: list[dict]) -> dict[str, np.ndarray]:
         "score_now": np.array([item["score_now"] for item in items], np.float32).reshape(-1, 4),
         "outcome": np.array([item["outcome"] for item in items], np.float32),
         "margin": np.array([item["margin"] for item in items], np.float32),
+        "search_value": np.array([item["search_value"] for item in items], np.float32),
     }
+
+
+def with_search_value(pack: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A pack of an earlier version (no search values) with NaN ones: the win target is then the outcome."""
+    if "search_value" not in pack:
+        pack["search_value"] = np.full(len(pack["outcome"]), np.nan, np.float32)
+    return pack
 
 
 def concat_packs(packs: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -364,7 +377,14 @@ def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games
 
     def decide(state: Any, rows: np.ndarray, sampled: np.ndarray, items: list[list[dict]]) -> np.ndarray:
         roots = agent.search(state, rows)
-        _record(state, rows, [(root.actions, root.n) for root in roots], rng, items)
+        weight = agent.settings.move_weight
+        _record(
+            state,
+            rows,
+            [(root.actions, root.n, float(root.q(weight)[root.best(weight)])) for root in roots],
+            rng,
+            items,
+        )
         actions = np.full(state.batch_size, -1, dtype=np.int64)
         for g, root, sample in zip(rows, roots, sampled):
             actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng, agent.settings.move_weight)]
@@ -384,11 +404,11 @@ def play_teacher_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
         actions = np.full(state.batch_size, -1, dtype=np.int64)
         searched = []
         for g, sample in zip(rows, sampled):
-            action, legal, visits = teachers[g].root_visits(state, int(g))
+            action, legal, visits, value = teachers[g].root_visits(state, int(g))
             if sample and len(legal) > 1:
                 action = int(rng.choice(legal, p=visits / visits.sum()))
             actions[g] = action
-            searched.append((legal, visits))
+            searched.append((legal, visits, value))
         _record(state, rows, searched, rng, items)
         return actions
 
@@ -423,13 +443,14 @@ def _new_games(config: ExpertConfig, games: int, rng: np.random.Generator) -> An
 def _record(
     state: Any,
     rows: np.ndarray,
-    searched: list[tuple[np.ndarray, np.ndarray]],
+    searched: list[tuple[np.ndarray, np.ndarray, float]],
     rng: np.random.Generator,
     items: list[list[dict]],
 ) -> None:
-    """A sample for each game ``rows[j]`` whose decision was searched (``searched[j]``: its legal moves
-    and their root visits; more than one move): the mover's inputs, from a re-deal like the search's."""
-    keep = [j for j, (legal, _) in enumerate(searched) if len(legal) > 1]
+    """A sample for each game ``rows[j]`` whose decision was searched (``searched[j]``: its legal moves,
+    their root visits and the search's value for the mover; more than one move): the mover's inputs,
+    from a re-deal like the search's."""
+    keep = [j for j, (legal, _, _) in enumerate(searched) if len(legal) > 1]
     if not keep:
         return
     sub = rows[keep]
@@ -437,7 +458,7 @@ def _record(
     search.redeal(view, rng)
     inputs = network_inputs(view, np.arange(len(sub)), searchnet=True)
     for i, j in enumerate(keep):
-        g, (legal, visits) = int(sub[i]), searched[j]
+        g, (legal, visits, value) = int(sub[i]), searched[j]
         if not np.array_equal(inputs["legal"][i], legal):
             raise RuntimeError(f"game {g}: the sample's legal moves differ from the search's")
         items[g].append(
@@ -448,6 +469,7 @@ def _record(
                 "visits": visits / visits.sum(),
                 "estimate": inputs["estimate"][i],
                 "score_now": inputs["score_now"][i],
+                "search_value": value,
                 "seat": int(state.current[g]),
             }
         )
@@ -572,6 +594,7 @@ def read_teacher_chunk(path: Path, key: str, games: int, seed: int) -> dict | No
             found = {key: data[key] for key in data.files}
     except Exception as err:
         raise ValueError(f"{path} is corrupt ({type(err).__name__}); delete it to play that chunk again") from None
+    with_search_value(found)  # chunks of an earlier version have none
     missing = {"key", "games", "seed", *SAMPLE_KEYS, *ROW_KEYS} - set(found)
     if missing:
         raise ValueError(f"{path} is not a teacher chunk: it lacks {sorted(missing)}")
@@ -620,9 +643,12 @@ def learn(
             valid = torch.as_tensor(batch["valid"], device=device)
             logp = torch.log_softmax(logits.masked_fill(~valid, -1e9), 1)
             policy = -(torch.as_tensor(batch["visits"], device=device) * logp).sum(1).mean()
-            value = torch.nn.functional.binary_cross_entropy_with_logits(
-                out[:, 0], torch.as_tensor(batch["outcome"], device=device)
-            )
+            target = torch.as_tensor(batch["outcome"], device=device)
+            if config.learn.search_value > 0:
+                searched = torch.as_tensor(batch["search_value"], device=device)
+                mixed = (1 - config.learn.search_value) * target + config.learn.search_value * searched
+                target = torch.where(torch.isfinite(searched), mixed, target)
+            value = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], target)
             margin = torch.nn.functional.mse_loss(out[:, 1], torch.as_tensor(batch["margin"], device=device))
             loss = policy + config.learn.value_coef * value + config.learn.margin_coef * margin
             optimizer.zero_grad()
@@ -794,7 +820,7 @@ def _restore(payload: dict, config: ExpertConfig, device: str) -> RunState:
     best = _build(best_meta["kind"], best_meta["net_kwargs"])
     best.load_state_dict(payload["best"])
     run.best = (best.to(device).eval(), best_meta)
-    run.packs = [_arrays(p) for p in payload["packs"]]
+    run.packs = [with_search_value(_arrays(p)) for p in payload["packs"]]
     return run
 
 
