@@ -213,10 +213,11 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
     from hg_env.train.expert import load_expert_config
 
     root = Path(__file__).resolve().parent.parent / "configs"
-    for name in ("expert.toml", "expert_gpu.toml", "expert_mcts.toml"):
+    for name in ("expert.toml", "expert_gpu.toml", "expert_mcts.toml", "expert_mcts_sv.toml"):
         config = load_expert_config(root / name)
         assert config.run.backend == "expert"
     assert load_expert_config(root / "expert_mcts.toml").teacher.agent == "mcts"
+    assert load_expert_config(root / "expert_mcts_sv.toml").learn.search_value == 0.5
     assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1
 
 
