@@ -378,16 +378,11 @@ def play_chunk(net: torch.nn.Module, metadata: dict, config: ExpertConfig, games
     def decide(state: Any, rows: np.ndarray, sampled: np.ndarray, items: list[list[dict]]) -> np.ndarray:
         roots = agent.search(state, rows)
         weight = agent.settings.move_weight
-        _record(
-            state,
-            rows,
-            [(root.actions, root.n, float(root.q(weight)[root.best(weight)])) for root in roots],
-            rng,
-            items,
-        )
+        searched = [(root.actions, root.n, float(root.q(weight)[root.best(weight)])) for root in roots]
+        _record(state, rows, searched, rng, items)
         actions = np.full(state.batch_size, -1, dtype=np.int64)
         for g, root, sample in zip(rows, roots, sampled):
-            actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng, agent.settings.move_weight)]
+            actions[g] = root.actions[choose(root, 1.0 if sample else 0.0, rng, weight)]
         return actions
 
     return _play_games(config, games, rng, decide)
