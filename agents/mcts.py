@@ -1,6 +1,7 @@
 """``mcts``: information-set Monte-Carlo tree search on the batched core.
 
-Spec (the defaults): ``mcts:sims=300,c=0.1,rollout=none,depth=0,batch=8,widen=2,deals=16,time=0,scale=40``.
+Spec (the defaults): ``mcts:sims=300,c=0.1,rollout=none,depth=0,batch=8,widen=2,deals=16,time=0,scale=40,
+virtual=loss``.
 At the defaults a two-player game takes about 25 s of thinking on one core of
 the development machine (``time=`` caps the seconds per decision instead).
 
@@ -47,8 +48,12 @@ Its spread is ``scale`` points at the start of the game and a third of that at
 the end; the default 40 keeps values nearly linear in the score difference for
 most of the game, so the search still plays for points when clearly ahead or
 behind (it measured a little better against greedy than 10).
-``batch`` simulations run together (virtual loss keeps them apart) so that
-their steps, expansions and rollouts share batched core calls. The move played
+``batch`` simulations run together so that their steps, expansions and
+rollouts share batched core calls; their visits under way keep them apart:
+with ``virtual=loss`` such a visit counts as a lost one until its value comes
+back, with ``virtual=visit`` it only counts in the exploration term (as
+WU-UCT does), so a large batch does not spread over edges it merely takes for
+lost. The move played
 is the most visited edge at the root (ties: best mean value). With
 ``time > 0`` the search also stops after that many seconds per decision
 (results then depend on machine speed). The subtree below the chosen
@@ -74,6 +79,7 @@ if TYPE_CHECKING:
     from hg_env.game import Game
 
 ROLLOUTS = ("none", "random", "greedy")
+VIRTUAL = ("loss", "visit")  # how a simulation under way counts until its value comes back
 
 
 def prior_visit_means(w: np.ndarray, n: np.ndarray, prior: np.ndarray, weight: float) -> np.ndarray:
@@ -91,13 +97,13 @@ def prior_visit_means(w: np.ndarray, n: np.ndarray, prior: np.ndarray, weight: f
 class Node:
     """A decision point: edges sorted by heuristic value, with visit counts and value sums."""
 
-    __slots__ = ("actions", "children", "n", "player", "prior", "terminal", "total", "value", "w")
+    __slots__ = ("actions", "children", "n", "pending", "player", "prior", "terminal", "total", "value", "w")
 
     def __init__(self, player: int, terminal: bool = False) -> None:
         self.player = player
         self.terminal = terminal
         self.actions: np.ndarray | None = None  # legal actions, best heuristic value first
-        self.prior = self.n = self.w = None
+        self.prior = self.n = self.w = self.pending = None
         self.value: np.ndarray | None = None  # value vector of the best edge (leaf evaluation)
         self.total = 0
         self.children: dict[tuple, Node] = {}
@@ -114,15 +120,17 @@ class Node:
         self.value = values[order[0]]
         self.n = np.zeros(len(order))
         self.w = np.zeros(len(order))
+        self.pending = np.zeros(len(order))  # visits under way whose values have not come back
 
     def means(self) -> np.ndarray:
         """Mean value of each edge, with its heuristic value as one prior visit (``prior_visit_means``)."""
         return prior_visit_means(self.w, self.n, self.prior, 1.0)
 
     def select(self, c: float, widen: float) -> int:
-        """UCB1 over the first ``ceil(widen * sqrt(N + 1))`` edges (progressive widening)."""
+        """UCB1 over the first ``ceil(widen * sqrt(N + 1))`` edges (progressive widening); ``n`` counts the
+        visits under way too, the means only those whose values came back."""
         width = min(len(self.actions), max(1, math.ceil(widen * math.sqrt(self.total + 1))))
-        bonus = c * np.sqrt(math.log(self.total + 1) / (self.n[:width] + 1))
+        bonus = c * np.sqrt(math.log(self.total + 1) / (self.n[:width] + self.pending[:width] + 1))
         return int(np.argmax(self.means()[:width] + bonus))
 
     def best_action_index(self) -> int:
@@ -140,11 +148,13 @@ class MCTSAgent(Agent):
         "c": "UCB1 exploration constant: higher tries less visited moves more",
         "rollout": "leaf value: none (best move's one-turn lookahead), random or greedy playout",
         "depth": "decisions a random or greedy rollout plays (0: no rollout)",
-        "batch": "simulations run together on the batched core (virtual loss)",
+        "batch": "simulations run together on the batched core (kept apart by their visits under way: virtual)",
         "widen": "progressive widening: a node tries its ceil(widen*sqrt(N+1)) best moves",
         "time": "max seconds per decision (0: no limit; otherwise results vary by machine)",
         "scale": "logistic spread in points: a lead L is worth 1 / (1 + exp(-L / scale))",
         "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
+        "virtual": "how a simulation under way counts until its value comes back: 'loss' (a visit of value 0) "
+        "or 'visit' (a visit for the exploration term only, as WU-UCT)",
     }
 
     def __init__(
@@ -159,6 +169,7 @@ class MCTSAgent(Agent):
         time: float = 0.0,
         scale: float = 40.0,
         deals: int = 16,
+        virtual: str = "loss",
     ) -> None:
         super().__init__(seed)
         if sims < 1:
@@ -167,8 +178,11 @@ class MCTSAgent(Agent):
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if depth < 0 or deals < 0 or c < 0 or time < 0 or batch < 1 or widen <= 0 or scale <= 0:
             raise ValueError("depth, deals, c and time must be >= 0; batch, widen and scale must be > 0")
+        if virtual not in VIRTUAL:
+            raise ValueError(f"virtual must be one of {', '.join(VIRTUAL)}, got {virtual!r}")
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
         self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
+        self.virtual = virtual
         self._kept: tuple[int, Node] | None = None  # (decisions taken by then, subtree) for reuse
 
     def reset(self, seed: int | None = None) -> None:
@@ -272,7 +286,7 @@ class MCTSAgent(Agent):
             states = search.plain_copy(root_state, np.zeros(count, dtype=np.intp))
             search.redeal(states, self.rng)
         else:  # the j-th visit of every root action plays deal j: paired comparisons
-            visit = [int(root.n[k]) - 1 for _, k in (p[0] for p in paths)]
+            visit = [int(root.n[k] + root.pending[k]) - 1 for _, k in (p[0] for p in paths)]
             states = deals.take(np.array(visit) % deals.batch_size)
         while True:
             moved = np.flatnonzero(actions >= 0)
@@ -317,11 +331,18 @@ class MCTSAgent(Agent):
         for i in range(count):
             for node, k in paths[i]:
                 node.w[k] += result[i, node.player]
+                if self.virtual != "loss":
+                    node.n[k] += 1
+                    node.pending[k] -= 1
 
     def _select(self, node: Node, path: list[tuple[Node, int]]) -> int:
-        """Pick an edge at an expanded node, count the visit (virtual loss until the value comes back)."""
+        """Pick an edge at an expanded node and count the visit under way (``virtual``: as a lost visit
+        until its value comes back, or only against the exploration term)."""
         k = node.select(self.c, self.widen)
-        node.n[k] += 1
+        if self.virtual == "loss":
+            node.n[k] += 1
+        else:
+            node.pending[k] += 1
         node.total += 1
         path.append((node, k))
         return int(node.actions[k])

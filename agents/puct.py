@@ -1,8 +1,8 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0``. ``path`` defaults to the shipped PPO model of the game's ruleset
-(``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``); a model of ``hgenv train`` (kind ``boardnet``) or a
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss``. ``path`` defaults to the shipped PPO model of the
+game's ruleset (``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``); a model of ``hgenv train`` (kind ``boardnet``) or a
 search network of ``hgenv train --config configs/expert.toml`` (kind ``searchnet``,
 ``hg_env.agents.search_net``) both work. At the defaults a move costs a little less CPU than
 ``mcts`` at its defaults (hg2020, the shipped model or a search network).
@@ -22,10 +22,12 @@ core, and evaluates the first new node: its legal moves come from ``hg_env.core.
 (which also gives the lookahead features the network reads and each move's one-turn value), its
 priors are the network's softmax over exactly those moves, and its value mixes the network's value
 with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its value network with
-rollouts). ``batch`` simulations per searched game run together (virtual loss keeps them apart),
-and all games searched at once (``act_batch``: every game of an evaluation, every game of expert
-iteration's self-play) share one lookahead and one network call per step: leaves are evaluated in
-batches.
+rollouts). ``batch`` simulations per searched game run together, kept apart by their visits under
+way: with ``virtual=loss`` such a visit counts as a lost one until its value comes back, with
+``virtual=visit`` it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT
+does), which keeps large batches from spreading over moves they merely take for lost. All games
+searched at once (``act_batch``: every game of an evaluation, every game of expert iteration's
+self-play) share one lookahead and one network call per step: leaves are evaluated in batches.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
@@ -53,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hg_env.agents.base import Agent, register
-from hg_env.agents.mcts import prior_visit_means
+from hg_env.agents.mcts import VIRTUAL, prior_visit_means
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER
@@ -80,13 +82,25 @@ def default_model(ruleset: str) -> Path:
 class Node:
     """A decision point: legal moves with the network's priors, visit counts and value sums."""
 
-    __slots__ = ("actions", "children", "move_value", "n", "player", "prior", "terminal", "total", "value", "w")
+    __slots__ = (
+        "actions",
+        "children",
+        "move_value",
+        "n",
+        "pending",
+        "player",
+        "prior",
+        "terminal",
+        "total",
+        "value",
+        "w",
+    )
 
     def __init__(self, player: int, terminal: bool = False) -> None:
         self.player = player
         self.terminal = terminal
         self.actions: np.ndarray | None = None
-        self.prior = self.n = self.w = None
+        self.prior = self.n = self.w = self.pending = None
         self.value: np.ndarray | None = None  # [seats] value vector of this node (its evaluation)
         self.move_value: np.ndarray | None = None  # [moves] each move's one-turn value for the seat to move
         self.total = 0
@@ -105,6 +119,7 @@ class Node:
         self.move_value = None if move_value is None else np.asarray(move_value, dtype=np.float64)
         self.n = np.zeros(len(self.actions))
         self.w = np.zeros(len(self.actions))
+        self.pending = np.zeros(len(self.actions))  # visits under way whose values have not come back
 
     def q(self, move_weight: float = 0.0) -> np.ndarray:
         """Mean value of every move for the seat to move. With ``move_weight > 0`` and the moves' own
@@ -116,8 +131,9 @@ class Node:
         return np.where(self.n > 0, self.w / np.maximum(self.n, 1), first)
 
     def select(self, c_puct: float, move_weight: float = 0.0) -> int:
-        """``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (first of equals)."""
-        bonus = c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n)
+        """``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (first of equals); ``n`` counts the visits
+        under way too, ``Q`` only those whose values came back."""
+        bonus = c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n + self.pending)
         return int(np.argmax(self.q(move_weight) + bonus))
 
     def best(self, move_weight: float = 0.0) -> int:
@@ -157,6 +173,7 @@ class SearchSettings:
     time: float = 0.0
     noise: float = 0.0
     move_weight: float = 0.0  # visits each move's one-turn value counts for in its mean (0: none)
+    virtual: str = "loss"  # a visit under way counts as a loss ("loss") or only against exploration ("visit")
 
 
 def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
@@ -184,7 +201,10 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
 
 def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
     k = node.select(settings.c_puct, settings.move_weight)
-    node.n[k] += 1  # virtual loss until the value comes back
+    if settings.virtual == "loss":
+        node.n[k] += 1  # a visit of value 0 until the value comes back
+    else:
+        node.pending[k] += 1  # only the exploration term sees it until the value comes back
     node.total += 1
     path.append((node, k))
     return int(node.actions[k])
@@ -198,7 +218,7 @@ def _simulate(
     paths: list[list[tuple[Node, int]]] = [[] for _ in range(count)]
     at = [roots[t] for t in tree]
     actions = np.array([_select(at[i], paths[i], settings) for i in range(count)], dtype=np.int64)
-    visit = np.array([int(p[0][0].n[p[0][1]]) - 1 for p in paths])
+    visit = np.array([int(p[0][0].n[p[0][1]] + p[0][0].pending[p[0][1]]) - 1 for p in paths])
     positions = game.start(tree, visit, rng)
     while True:
         moved = np.flatnonzero(actions >= 0)
@@ -234,6 +254,9 @@ def _simulate(
             result[i] = at[i].value
         for node, k in paths[i]:
             node.w[k] += result[i, node.player]
+            if settings.virtual != "loss":
+                node.n[k] += 1
+                node.pending[k] -= 1
 
 
 def choose(root: Node, temperature: float, rng: np.random.Generator, move_weight: float = 0.0) -> int:
@@ -369,7 +392,8 @@ class PUCTAgent(Agent):
         "sims": "simulations per decision",
         "c_puct": "exploration: weight of the prior against the mean value",
         "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
-        "batch": "simulations of one game run together (virtual loss); games searched at once share calls",
+        "batch": "simulations of one game run together (kept apart by their visits under way: virtual); games "
+        "searched at once share calls",
         "time": "max seconds per decision (0: no limit; otherwise results vary by machine)",
         "temperature": "0: play the most visited move; T > 0: sample visits ** (1/T)",
         "mix": "weight of the one-turn lookahead's value against the network's, in [0, 1]",
@@ -377,6 +401,8 @@ class PUCTAgent(Agent):
         "noise": "Dirichlet noise mixed into the root priors (self-play exploration; 0: none)",
         "qprior": "visits each move's one-turn lookahead value counts for in its mean, as mcts (0: an "
         "unvisited move takes its node's value)",
+        "virtual": "how a simulation under way counts until its value comes back: 'loss' (a visit of value 0) "
+        "or 'visit' (a visit for the exploration term only, as WU-UCT)",
     }
 
     def __init__(
@@ -393,6 +419,7 @@ class PUCTAgent(Agent):
         scale: float = 40.0,
         noise: float = 0.0,
         qprior: float = 0.0,
+        virtual: str = "loss",
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
@@ -401,9 +428,11 @@ class PUCTAgent(Agent):
             raise ValueError("deals, time, temperature, c_puct and qprior must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
+        if virtual not in VIRTUAL:
+            raise ValueError(f"virtual must be one of {', '.join(VIRTUAL)}, got {virtual!r}")
         self.path = path or ""
         self.settings = SearchSettings(
-            sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior
+            sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior, virtual=virtual
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
         self._nets: dict[str, tuple[Any, dict]] = {}

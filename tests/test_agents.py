@@ -7,7 +7,7 @@ import pytest
 
 from hg_env.agents.base import make_agent
 from hg_env.agents.greedy import GreedyAgent, greedy_actions
-from hg_env.agents.mcts import MCTSAgent
+from hg_env.agents.mcts import MCTSAgent, Node
 from hg_env.core import engine, search
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OCCUPY, OVER
@@ -55,6 +55,31 @@ def test_random_and_greedy_play_only_legal_actions(num_players: int) -> None:
 def test_mcts_plays_only_legal_actions(num_players: int) -> None:
     specs = ["mcts:sims=3,batch=2", "greedy", "mcts:sims=2,rollout=random,depth=3"]
     assert play(specs[:num_players], seed=7).is_over
+
+
+def test_mcts_virtual_visit_keeps_the_means_of_edges_under_way() -> None:
+    """``virtual=visit``: a visit under way lowers its edge's exploration bonus, not its mean; after a
+    search every visit has come back (all root visits counted, none pending)."""
+    node = Node(0)
+    node.expand(np.arange(2), np.array([[0.6, 0.4], [0.5, 0.5]]))
+    node.n[:] = 4
+    node.w[:] = [2.4, 2.0]
+    node.pending[0] = 30
+    node.total = 38
+    assert node.means() == pytest.approx([0.6, 0.5])  # (w + prior + bias) / (n + 1), bias 0
+    assert node.select(0.01, 2.0) == 0  # little exploration: the better mean, whatever is under way
+    assert node.select(1.0, 2.0) == 1  # the pending visits did lower edge 0's bonus
+
+    game = Game(num_players=2, seed=4)
+    driver = make_agent("greedy", seed=0)
+    for _ in range(6):
+        game.step(driver.act(None, game.action_mask(), game))
+    agent = make_agent("mcts:sims=96,batch=32,virtual=visit", seed=2)
+    action, root = agent._search(game.state, 0)
+    assert game.action_mask()[action]
+    assert root.n.sum() == root.total == 96 and not root.pending.any()
+    with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
+        make_agent("mcts:virtual=win")
 
 
 def test_mcts_greedy_rollouts_play_legally() -> None:

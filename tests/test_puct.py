@@ -94,6 +94,30 @@ def test_priors_steer_the_visits():
     assert leaning.n[2] > flat.n[2]
 
 
+def test_a_visit_under_way_counts_only_against_exploration_with_virtual_visit():
+    """``virtual="visit"`` (WU-UCT): a simulation under way lowers its move's exploration bonus but
+    not its mean, so the simulations of one batch do not take a good move for a lost one."""
+    node = Node(0)
+    node.expand(np.arange(2), np.full(2, 0.5), np.array([0.5, 0.5]))
+    node.n[:] = 4
+    node.w[:] = [3.2, 2.0]
+    node.pending[0] = 20
+    node.total = 28
+    assert node.q() == pytest.approx([0.8, 0.5])
+    bonus = 0.5 * np.sqrt(29) / np.array([25.0, 5.0])
+    assert node.select(1.0) == int(np.argmax(np.array([0.8, 0.5]) + bonus)) == 1
+    assert node.select(0.1) == 0  # with little exploration the better mean wins, whatever is under way
+
+
+def test_virtual_visit_search_finds_the_best_move_and_settles_every_visit():
+    game = TwoStepGame()
+    settings = SearchSettings(sims=200, c_puct=1.0, batch=16, virtual="visit")
+    root = search_trees(game, [_root(game)], settings, np.random.default_rng(0))[0]
+    assert root.best() == 1
+    assert root.n.sum() == root.total == 200 and not root.pending.any()
+    assert root.w[1] / root.n[1] == pytest.approx(0.5, abs=0.05)
+
+
 # ---------------------------------------------------------------- the batched core
 
 
@@ -169,11 +193,12 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
         agent.act_batch(None, masks, None)
 
 
-def test_puct_is_deterministic_given_its_seed():
+@pytest.mark.parametrize("virtual", ["loss", "visit"])
+def test_puct_is_deterministic_given_its_seed(virtual):
     state = _position(9)
     results = []
     for _ in range(2):
-        agent = make_agent("puct:sims=16,deals=3,batch=4,temperature=1", seed=7)
+        agent = make_agent(f"puct:sims=16,deals=3,batch=4,temperature=1,virtual={virtual}", seed=7)
         root = agent.search(state, np.array([0]))[0]
         results.append(
             (
@@ -206,6 +231,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:sims=0")
     with pytest.raises(ValueError, match="qprior"):
         make_agent("puct:qprior=-1")
+    with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
+        make_agent("puct:virtual=win")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
     state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
     with pytest.raises(ValueError, match="plays 'hg2002', not 'hg2020'"):
