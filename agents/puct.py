@@ -25,7 +25,7 @@ with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its
 rollouts). ``batch`` simulations per searched game run together, kept apart by their visits under
 way: with ``virtual=loss`` such a visit counts as a lost one until its value comes back, with
 ``virtual=visit`` it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT
-does), which keeps large batches from spreading over moves they merely take for lost. All games
+does; README: Expert iteration compares the two). All games
 searched at once (``act_batch``: every game of an evaluation, every game of expert iteration's
 self-play) share one lookahead and one network call per step: leaves are evaluated in batches.
 
