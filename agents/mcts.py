@@ -82,6 +82,23 @@ ROLLOUTS = ("none", "random", "greedy")
 VIRTUAL = ("loss", "visit")  # how a simulation under way counts until its value comes back
 
 
+def start_visit(node: Any, k: int, virtual: str) -> None:
+    """Count a visit of edge ``k`` under way: a lost visit (``virtual="loss"``) or a pending one."""
+    if virtual == "loss":
+        node.n[k] += 1
+    else:
+        node.pending[k] += 1
+    node.total += 1
+
+
+def end_visit(node: Any, k: int, value: float, virtual: str) -> None:
+    """The value of a visit of edge ``k`` came back (``start_visit`` counted it)."""
+    node.w[k] += value
+    if virtual != "loss":
+        node.n[k] += 1
+        node.pending[k] -= 1
+
+
 def prior_visit_means(w: np.ndarray, n: np.ndarray, prior: np.ndarray, weight: float) -> np.ndarray:
     """Mean value of each edge (value sums ``w`` over visits ``n``) with its heuristic value ``prior``
     counted as ``weight`` visits.
@@ -330,20 +347,13 @@ class MCTSAgent(Agent):
                 result[rows] = self._rollout(search.plain_copy(states, rows))
         for i in range(count):
             for node, k in paths[i]:
-                node.w[k] += result[i, node.player]
-                if self.virtual != "loss":
-                    node.n[k] += 1
-                    node.pending[k] -= 1
+                end_visit(node, k, result[i, node.player], self.virtual)
 
     def _select(self, node: Node, path: list[tuple[Node, int]]) -> int:
         """Pick an edge at an expanded node and count the visit under way (``virtual``: as a lost visit
         until its value comes back, or only against the exploration term)."""
         k = node.select(self.c, self.widen)
-        if self.virtual == "loss":
-            node.n[k] += 1
-        else:
-            node.pending[k] += 1
-        node.total += 1
+        start_visit(node, k, self.virtual)
         path.append((node, k))
         return int(node.actions[k])
 

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hg_env.agents.base import Agent, register
-from hg_env.agents.mcts import VIRTUAL, prior_visit_means
+from hg_env.agents.mcts import VIRTUAL, end_visit, prior_visit_means, start_visit
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER
@@ -201,11 +201,7 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
 
 def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
     k = node.select(settings.c_puct, settings.move_weight)
-    if settings.virtual == "loss":
-        node.n[k] += 1  # a visit of value 0 until the value comes back
-    else:
-        node.pending[k] += 1  # only the exploration term sees it until the value comes back
-    node.total += 1
+    start_visit(node, k, settings.virtual)
     path.append((node, k))
     return int(node.actions[k])
 
@@ -253,10 +249,7 @@ def _simulate(
         if not at[i].terminal:
             result[i] = at[i].value
         for node, k in paths[i]:
-            node.w[k] += result[i, node.player]
-            if settings.virtual != "loss":
-                node.n[k] += 1
-                node.pending[k] -= 1
+            end_visit(node, k, result[i, node.player], settings.virtual)
 
 
 def choose(root: Node, temperature: float, rng: np.random.Generator, move_weight: float = 0.0) -> int:
