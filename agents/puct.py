@@ -287,15 +287,24 @@ class NetworkEvaluator:
             )
 
     def __call__(self, states: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """For each game ``rows[j]`` of ``states``: (legal actions, priors, value vector, each move's value)."""
+        from hg_env.agents.search_net import network_inputs
+
+        return self.from_inputs(network_inputs(states, rows, searchnet=self.kind == "searchnet"), states, rows)
+
+    def from_inputs(
+        self, inputs: dict, states: State, rows: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """``__call__`` on inputs already built by ``network_inputs`` (of those games, with or without
+        ``score_now``: a PPO network does not read it)."""
         import torch
 
         from hg_env.agents.network import run_net
-        from hg_env.agents.search_net import network_inputs
 
-        inputs = network_inputs(states, rows, searchnet=self.kind == "searchnet")
         device = next(self.net.parameters()).device
-        legal = inputs.pop("legal_padded")
-        tensors = {key: torch.as_tensor(value, device=device) for key, value in inputs.items() if key in _NET_KEYS}
+        legal = inputs["legal_padded"]
+        keys = _NET_KEYS if self.kind == "searchnet" else _NET_KEYS[:3]
+        tensors = {key: torch.as_tensor(inputs[key], device=device) for key in keys}
         if not self.net.lookahead:
             tensors = tensors["board"]
         with torch.no_grad():
@@ -334,7 +343,7 @@ class NetworkEvaluator:
         return sigmoid(margin / spread)
 
 
-_NET_KEYS = ("board", "lookahead", "estimate", "score_now")
+_NET_KEYS = ("board", "lookahead", "estimate", "score_now")  # a PPO network reads the first three
 
 
 class CoreGame:

@@ -6,13 +6,16 @@ move) and a value head of its own made for search::
 
     pooled = [mean and max of the cell features over the board, the last tile's cell, context,
               estimated final scores (own, opponents' mean)]          (BoardNet's trunk input)
-    value head: MLP(pooled, score_now) + skip(leads) -> (win logit, score margin / 100)
+    value head: MLP(pooled, score_now) + skip(leads, leads * late) -> (win logit, score margin / 100)
     leads = the mover's lead in estimated final score, in score if the game ended now, in score now
+    late = 1 - regular tiles left / 80 (the game's progress, read from the board's info planes)
 
-The skip is linear in the leads (points / 100) and starts as the one-turn lookahead's value: a win
-logit of the estimated lead over a 40-point spread (``mcts``' leaf value at the game's start) and a
-margin equal to that lead. Without it the head learned from a few hundred games predicted outcomes
-worse than a logistic of the estimates among its own inputs: small Adam steps grow a weight slowly.
+The skip is linear in the leads (points / 100) and in the leads times the game's progress (so a lead
+can weigh more as fewer tiles are left to change it). It starts as the one-turn lookahead's value: a
+win logit of the estimated lead over a 40-point spread (``mcts``' leaf value at the game's start) and
+a margin equal to that lead; ``hg_env.train.expert.fit_value_skip`` fits it to samples by logistic
+(and least-squares) regression. Without it the head learned from a few hundred games predicted outcomes worse than a
+logistic of the estimates among its own inputs: small Adam steps grow a weight slowly.
 
 ``score_now`` [B, 4] (points / 100): the mover's and its opponents' mean score now, and what they
 would be if the game ended now (the ruleset's final scoring run on a copy). The win logit is
@@ -55,6 +58,7 @@ SCORE_SCALE = 1 / 100
 MARGIN_SCALE = 1 / 100
 LEADS = ("estimated_lead", "lead_if_ended", "lead_now")  # the value skip's inputs (own minus opponents' mean)
 LOOKAHEAD_SPREAD = 40.0  # points: mcts' default logistic spread at the game's start (its ``scale``)
+REGULAR_LEFT_SCALE = 1 / 80  # regular tiles left -> [0, 1] (as the context reads them, network.info_scale)
 
 
 class SearchNet(BoardNet):
@@ -77,9 +81,10 @@ class SearchNet(BoardNet):
         self.value_head = nn.Linear(hidden, 2)
         nn.init.normal_(self.value_head.weight, std=0.01)
         nn.init.zeros_(self.value_head.bias)
-        self.value_skip = nn.Linear(len(LEADS), 2, bias=False)
-        with torch.no_grad():  # rows: win logit, margin / 100; columns: LEADS
-            self.value_skip.weight.copy_(torch.tensor([[100 / LOOKAHEAD_SPREAD, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+        self.value_skip = nn.Linear(2 * len(LEADS), 2, bias=False)
+        with torch.no_grad():  # rows: win logit, margin / 100; columns: LEADS, then LEADS * late
+            start = [[100 / LOOKAHEAD_SPREAD, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+            self.value_skip.weight.copy_(torch.tensor(start))
         self._tap = threading.local()  # the trunk's input, per thread (run_net runs blocks on threads)
         self.trunk.register_forward_hook(self._keep_pooled)
 
@@ -96,14 +101,26 @@ class SearchNet(BoardNet):
         logits, _ = super().forward(base, legal)
         pooled = self._tap.pooled
         self._tap.pooled = None
+        hidden = torch.relu(self.value_in(torch.cat([pooled, self._scores(obs, len(pooled))], -1)))
+        return logits, self.value_head(hidden) + self.value_skip(self.skip_inputs(obs))
+
+    def _scores(self, obs: dict[str, torch.Tensor], batch: int) -> torch.Tensor:
+        """[B, 4] ``score_now`` in points / 100 (zeros when the dict has none)."""
         score = obs.get("score_now")
         if score is None:
-            score = pooled.new_zeros(len(pooled), len(SCORE_FEATURES))
-        score = score.float() * SCORE_SCALE
+            return obs["board"].new_zeros(batch, len(SCORE_FEATURES), dtype=torch.float32)
+        return score.float() * SCORE_SCALE
+
+    def skip_inputs(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        """[B, 6] what the value skip reads from the inputs: the mover's leads (``LEADS``, points / 100)
+        and the same times the game's progress ``late``."""
+        board = obs["board"]
+        score = self._scores(obs, len(board))
         estimate = obs["estimate"].float() * ESTIMATE_SCALE
         leads = torch.stack([estimate[:, 0] - estimate[:, 1], score[:, 2] - score[:, 3], score[:, 0] - score[:, 1]], -1)
-        hidden = torch.relu(self.value_in(torch.cat([pooled, score], -1)))
-        return logits, self.value_head(hidden) + self.value_skip(leads)
+        info = board.reshape(len(board), -1)[:, self.num_board * self.num_cells :]
+        late = (1.0 - info[:, self.info_at["regular_left"]].float() * REGULAR_LEFT_SCALE).clamp(0.0, 1.0)
+        return torch.cat([leads, leads * late[:, None]], -1)
 
     @classmethod
     def from_boardnet(cls, net: BoardNet, kwargs: dict) -> SearchNet:

@@ -18,6 +18,7 @@ from hg_env.core import engine  # noqa: E402
 from hg_env.core.rules import Rules  # noqa: E402
 from hg_env.train.config import ConfigError  # noqa: E402
 from hg_env.train.expert import (  # noqa: E402
+    INPUT_NAMES,
     checkpoint_paths,
     concat_packs,
     expert_config_from_dict,
@@ -213,11 +214,13 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
     from hg_env.train.expert import load_expert_config
 
     root = Path(__file__).resolve().parent.parent / "configs"
-    for name in ("expert.toml", "expert_gpu.toml", "expert_mcts.toml", "expert_mcts_sv.toml"):
+    for name in ("expert.toml", "expert_gpu.toml", "expert_mcts.toml", "expert_mcts_sv.toml", "expert_value.toml"):
         config = load_expert_config(root / name)
         assert config.run.backend == "expert"
     assert load_expert_config(root / "expert_mcts.toml").teacher.agent == "mcts"
     assert load_expert_config(root / "expert_mcts_sv.toml").learn.search_value == 0.5
+    value = load_expert_config(root / "expert_value.toml").teacher
+    assert (value.agent, value.fit_skip, value.epochs) == ("policy", True, 0)
     assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1
 
 
@@ -354,3 +357,80 @@ def test_visit_temperature_sharpens_the_teacher_s_visits() -> None:
     assert np.allclose(half[:3], np.array([0.04, 0.25, 0.09]) / 0.38)
     with pytest.raises(ConfigError, match=re.escape("teacher.visit_temperature")):
         expert_config_from_dict({"run": {"backend": "expert"}, "teacher": {"visit_temperature": -1.0}})
+
+
+POLICY_TEACHER = {"agent": "policy", "games": 4, "chunks": 2, "epochs": 0, "fit_skip": True}
+
+
+def _win_loss(net: SearchNet, pack: dict) -> float:
+    """Binary cross-entropy of ``net``'s win logit against the samples' outcomes."""
+    size = net.layout.board.size
+    batch = unpack_batch(pack, np.arange(len(pack["outcome"])), (net.num_channels, size, size), net.layout.size)
+    inputs = {key: torch.as_tensor(batch[name]) for key, name in INPUT_NAMES}
+    with torch.no_grad():
+        _, out = net(inputs, torch.as_tensor(batch["legal"]))
+    target = torch.as_tensor(pack["outcome"])
+    return float(torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0].double(), target.double()))
+
+
+def test_a_policy_teacher_plays_cheap_games_and_the_value_skip_is_fitted_to_them(tmp_path: Path) -> None:
+    """``teacher.agent = "policy"``: the starting model's policy plays the games (its own distribution as
+    the policy target, no search value); ``teacher.fit_skip`` fits the value skip to them by regression
+    (no worse on them than the value it starts from), and with ``teacher.epochs = 0`` no gradient pass
+    follows: the shipped network is the starting one with the fitted skip."""
+    from hg_env.train.expert import _start, fit_value_skip, teacher_play
+
+    config = _config(tmp_path, run={"generations": 1}, teacher=POLICY_TEACHER)
+    run_dir = train_expert(config, progress=False)
+    (line,) = [json.loads(text) for text in (run_dir / "expert.jsonl").read_text().splitlines()]
+    assert line["teacher"] == "policy" and line["samples"] > 0
+    assert "loss_policy" not in line and line["loss_fit_value"] > 0  # fitted, not trained
+    first = np.load(sorted((run_dir / "teacher").glob("chunk_*.npz"))[0])
+    assert np.isnan(first["search_value"]).all()
+    assert np.allclose(np.add.reduceat(first["visits"], first["legal_ptr"][:-1]), 1.0)
+    assert (first["visits"] < 1).any()  # the policy's distribution, not only the move it played
+
+    start = _start(config, "cpu").learner
+    pack = teacher_play(config, np.random.default_rng(config.run.seed), run_dir)  # the chunks kept on disk
+    before = _win_loss(start, pack)
+    fitted = fit_value_skip(start, pack)
+    assert fitted["value"] == pytest.approx(_win_loss(start, pack), rel=1e-5) and fitted["value"] <= before
+    shipped = load_model(str(run_dir / "final_model.zip"))
+    assert shipped.metadata["kind"] == "searchnet"
+    assert torch.allclose(shipped.net.value_skip.weight, start.value_skip.weight)
+    assert not shipped.net.value_head.weight.any()  # the value is the fitted linear one alone
+    trunk = [name for name in start.state_dict() if not name.startswith(("value_skip", "value_head"))]
+    assert all(torch.equal(shipped.net.state_dict()[name], start.state_dict()[name]) for name in trunk)
+
+
+def test_policy_teacher_config_errors_name_the_key() -> None:
+    base = {"run": {"backend": "expert"}}
+    with pytest.raises(ConfigError, match=re.escape("teacher.agent")):
+        expert_config_from_dict({**base, "teacher": {"games": 2, "agent": "policy:path=x.zip"}})
+    with pytest.raises(ConfigError, match=re.escape("teacher.explore")):
+        expert_config_from_dict({**base, "teacher": {"games": 2, "agent": "policy", "explore": 1.5}})
+
+
+def test_a_checkpoint_of_the_earlier_network_is_refused_by_name(tmp_path: Path) -> None:
+    from hg_env.train.checkpoint import CheckpointError
+
+    path = tmp_path / "gen_00001.pt"
+    torch.save({"format": "hg_env-expert-checkpoint-v1", "generation": 1}, path)
+    with pytest.raises(CheckpointError, match=r"earlier version of expert iteration .* start the run again"):
+        read_expert_checkpoint(path)
+
+
+def test_a_policy_teacher_chunk_is_the_same_on_any_thread_count(tmp_path: Path) -> None:
+    from hg_env.train.expert import play_teacher_chunk
+
+    config = _config(tmp_path, teacher=POLICY_TEACHER)
+    threads = torch.get_num_threads()
+    packs = []
+    try:
+        for count in (1, 3):
+            torch.set_num_threads(count)
+            packs.append(play_teacher_chunk(config, 2, 7))
+            assert torch.get_num_threads() == count  # left as it was
+    finally:
+        torch.set_num_threads(threads)
+    assert all(np.array_equal(packs[0][key], packs[1][key], equal_nan=True) for key in packs[0])
