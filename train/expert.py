@@ -35,8 +35,8 @@ learner takes ``teacher.epochs`` passes over them and is gated as usual. The tea
 its games: teacher, opening, game, size, seed): a run killed before its first checkpoint, started
 again, plays only the missing chunks, and chunks played elsewhere (another machine's processes) can
 be copied in. With ``teacher.agent = "policy"`` the starting model's policy plays the teacher's games
-instead, all of a chunk's games decided together (about 0.2 CPU-s a game on hg2020, a hundred and more
-times cheaper than ``mcts``'): value targets in bulk, the policy's own distribution as the policy
+instead, all of a chunk's games decided together (about 0.12 CPU-s a game on hg2020, some 250 times
+cheaper than ``mcts``'): value targets in bulk, the policy's own distribution as the policy
 target. ``teacher.fit_skip`` then fits the value head's skip (a linear value of the mover's leads,
 ``hg_env.agents.search_net``) to all the teacher's samples by regression before any gradient pass
 (``fit_value_skip``); with ``teacher.epochs = 0`` none follows (``configs/expert_value.toml``).
