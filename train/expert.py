@@ -439,8 +439,8 @@ def play_policy_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
     distribution is the policy target, the outcome and margin the value targets (no search value). A
     game's first ``search.temperature_decisions`` decisions are sampled from the policy, later ones are
     its most probable move, or a sample with probability ``teacher.explore``. The network runs on one
-    torch thread (its numbers, and so the moves sampled from them, depend on the thread count): a chunk
-    holds the same games in a worker process or in the main one, on any machine."""
+    torch thread (its numbers depend on the thread count in their last bits): a chunk holds the same
+    samples in a worker process or in the main one, on any machine."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -653,7 +653,7 @@ def teacher_key(config: ExpertConfig) -> str:
 
         key["start_sha256"] = file_sha256(config.start.model or default_model(config.env.ruleset))
         key["explore"] = config.teacher.explore
-        key["torch_threads"] = 1  # _play_policy_chunk's: chunks played on more threads hold other games
+        key["torch_threads"] = 1  # _play_policy_chunk's: on more threads its policy targets differ in the last bits
     return json.dumps(key, sort_keys=True)
 
 
@@ -678,6 +678,15 @@ def read_teacher_chunk(path: Path, key: str, games: int, seed: int) -> dict | No
 
 
 # ---------------------------------------------------------------- learning and gating
+
+
+SKIP_RIDGE = 1e-8  # L2 weight of fit_value_skip's logistic regression: only keeps separable samples finite
+INPUT_NAMES = (  # the network's input keys and the unpacked samples' columns they come from
+    ("board", "board"),
+    ("lookahead", "gains"),
+    ("estimate", "estimate"),
+    ("score_now", "score_now"),
+)
 
 
 def fit_value_skip(net: SearchNet, pack: dict[str, np.ndarray], batch_size: int = 1024) -> dict[str, float]:
@@ -719,15 +728,6 @@ def fit_value_skip(net: SearchNet, pack: dict[str, np.ndarray], batch_size: int 
         value_loss = float(torch.nn.functional.binary_cross_entropy_with_logits(x @ win.detach(), outcome))
         margin_loss = float(((x @ fitted_margin - margin) ** 2).mean())
     return {"value": value_loss, "margin": margin_loss}
-
-
-SKIP_RIDGE = 1e-8  # L2 weight of fit_value_skip's logistic regression: only keeps separable samples finite
-INPUT_NAMES = (  # the network's input keys and the unpacked samples' columns they come from
-    ("board", "board"),
-    ("lookahead", "gains"),
-    ("estimate", "estimate"),
-    ("score_now", "score_now"),
-)
 
 
 def learn(
