@@ -80,6 +80,16 @@ if TYPE_CHECKING:
 
 ROLLOUTS = ("none", "random", "greedy")
 VIRTUAL = ("loss", "visit")  # how a simulation under way counts until its value comes back
+VIRTUAL_DOC = (  # the option's help, the same in both searches (mcts, puct)
+    "how a simulation under way counts until its value comes back: 'loss' (a visit of value 0) "
+    "or 'visit' (a visit for the exploration term only, as WU-UCT)"
+)
+
+
+def check_virtual(virtual: str) -> None:
+    """ValueError naming the choices unless ``virtual`` is one of ``VIRTUAL``."""
+    if virtual not in VIRTUAL:
+        raise ValueError(f"virtual must be one of {', '.join(VIRTUAL)}, got {virtual!r}")
 
 
 def start_visit(node: Any, k: int, virtual: str) -> None:
@@ -170,8 +180,7 @@ class MCTSAgent(Agent):
         "time": "max seconds per decision (0: no limit; otherwise results vary by machine)",
         "scale": "logistic spread in points: a lead L is worth 1 / (1 + exp(-L / scale))",
         "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
-        "virtual": "how a simulation under way counts until its value comes back: 'loss' (a visit of value 0) "
-        "or 'visit' (a visit for the exploration term only, as WU-UCT)",
+        "virtual": VIRTUAL_DOC,
     }
 
     def __init__(
@@ -195,8 +204,7 @@ class MCTSAgent(Agent):
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if depth < 0 or deals < 0 or c < 0 or time < 0 or batch < 1 or widen <= 0 or scale <= 0:
             raise ValueError("depth, deals, c and time must be >= 0; batch, widen and scale must be > 0")
-        if virtual not in VIRTUAL:
-            raise ValueError(f"virtual must be one of {', '.join(VIRTUAL)}, got {virtual!r}")
+        check_virtual(virtual)
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
         self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
         self.virtual = virtual

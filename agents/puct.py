@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hg_env.agents.base import Agent, register
-from hg_env.agents.mcts import VIRTUAL, end_visit, prior_visit_means, start_visit
+from hg_env.agents.mcts import VIRTUAL_DOC, check_virtual, end_visit, prior_visit_means, start_visit
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER
@@ -403,8 +403,7 @@ class PUCTAgent(Agent):
         "noise": "Dirichlet noise mixed into the root priors (self-play exploration; 0: none)",
         "qprior": "visits each move's one-turn lookahead value counts for in its mean, as mcts (0: an "
         "unvisited move takes its node's value)",
-        "virtual": "how a simulation under way counts until its value comes back: 'loss' (a visit of value 0) "
-        "or 'visit' (a visit for the exploration term only, as WU-UCT)",
+        "virtual": VIRTUAL_DOC,
     }
 
     def __init__(
@@ -430,8 +429,7 @@ class PUCTAgent(Agent):
             raise ValueError("deals, time, temperature, c_puct and qprior must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
-        if virtual not in VIRTUAL:
-            raise ValueError(f"virtual must be one of {', '.join(VIRTUAL)}, got {virtual!r}")
+        check_virtual(virtual)
         self.path = path or ""
         self.settings = SearchSettings(
             sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior, virtual=virtual

@@ -14,8 +14,9 @@ The skip is linear in the leads (points / 100) and in the leads times the game's
 can weigh more as fewer tiles are left to change it). It starts as the one-turn lookahead's value: a
 win logit of the estimated lead over a 40-point spread (``mcts``' leaf value at the game's start) and
 a margin equal to that lead; ``hg_env.train.expert.fit_value_skip`` fits it to samples by logistic
-(and least-squares) regression. Without it the head learned from a few hundred games predicted outcomes worse than a
-logistic of the estimates among its own inputs: small Adam steps grow a weight slowly.
+(and least-squares) regression. Without it the head learned from a few hundred games predicted
+outcomes worse than a logistic of the estimates among its own inputs: small Adam steps grow a weight
+slowly.
 
 ``score_now`` [B, 4] (points / 100): the mover's and its opponents' mean score now, and what they
 would be if the game ended now (the ruleset's final scoring run on a copy). The win logit is
