@@ -1,11 +1,12 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss``. ``path`` defaults to the shipped PPO model of the
-game's ruleset (``ppo_<ruleset>.zip`` in ``hg_env/arena/models/``); a model of ``hgenv train`` (kind ``boardnet``) or a
-search network of ``hgenv train --config configs/expert.toml`` (kind ``searchnet``,
-``hg_env.agents.search_net``) both work. At the defaults a move costs a little less CPU than
-``mcts`` at its defaults (hg2020, the shipped model or a search network).
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss``. ``path`` defaults to the game's ruleset's shipped
+search network (``puct_<ruleset>.zip`` in ``hg_env/arena/models/``; hg2020's: the PPO model with a value
+fitted to 3,584 of its own games, ``hgenv train --config configs/expert_value.toml``), else its
+shipped PPO model (``ppo_<ruleset>.zip``). A model of ``hgenv train`` (kind ``boardnet``) or a search
+network of expert iteration (kind ``searchnet``, ``hg_env.agents.search_net``) both work. At the
+defaults a move costs about 15% less CPU than ``mcts`` at its defaults (hg2020, either network).
 
 Hidden information is handled as ``mcts`` does (``hg_env.agents.mcts``): simulations start from
 copies of the position whose undrawn tiles are re-dealt (``hg_env.core.search.redeal``), never from
@@ -69,11 +70,20 @@ if TYPE_CHECKING:
 DIRICHLET_ALPHA = 0.3
 
 
-def default_model(ruleset: str) -> Path:
-    """The shipped PPO model of a ruleset: the network ``puct`` uses when no path is given."""
+def ppo_model(ruleset: str) -> Path:
+    """The shipped PPO model of a ruleset (``ppo_<ruleset>.zip``): the ladder's ``ppo`` rung, expert
+    iteration's start."""
     import hg_env.arena.models
 
     return Path(hg_env.arena.models.__file__).parent / f"ppo_{ruleset}.zip"
+
+
+def default_model(ruleset: str) -> Path:
+    """The network ``puct`` uses when no path is given: the ruleset's shipped search network
+    (``puct_<ruleset>.zip``: hg2020's is built by ``configs/expert_value.toml``) where there is one,
+    else its shipped PPO model."""
+    search_net = ppo_model(ruleset).with_name(f"puct_{ruleset}.zip")
+    return search_net if search_net.is_file() else ppo_model(ruleset)
 
 
 # ---------------------------------------------------------------- the tree
@@ -390,7 +400,7 @@ class PUCTAgent(Agent):
     name = "puct"
     option_docs = {
         "path": "model file: a PPO model (hgenv train) or a search network (expert iteration); "
-        "default: the shipped PPO model of the game's ruleset",
+        "default: the shipped network of the game's ruleset (puct_R.zip, else ppo_R.zip)",
         "sims": "simulations per decision",
         "c_puct": "exploration: weight of the prior against the mean value",
         "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
@@ -458,7 +468,7 @@ class PUCTAgent(Agent):
 
     def network(self, ruleset: str) -> tuple[Any, dict]:
         """(network, metadata) that plays ``ruleset``: the given model (refused if it plays another
-        ruleset), else the shipped model of that ruleset."""
+        ruleset), else the shipped network of that ruleset (``default_model``)."""
         if ruleset in self._nets:
             return self._nets[ruleset]
         if self.path or self._nets:

@@ -307,7 +307,16 @@ def measure_strength(runner: Runner) -> dict[str, str]:
     return {"strength": render_table(header, rows, align="lrrr")}
 
 
-SEARCH_GREEDY_OUT = Path("results/strength/puct-greedy")  # kept: run again, the tournament plays only missing games
+def _search_greedy_out() -> Path:
+    """Where the ``puct`` vs ``greedy`` tournament keeps its games: one folder per network ``puct`` plays with
+    by default (its SHA-256), as ``puct`` names no file; run again, the tournament plays only missing games."""
+    from hg_env.agents.puct import default_model
+    from hg_env.arena.ladder import file_sha256
+
+    return Path("results/strength") / f"puct-greedy-{str(file_sha256(default_model('hg2020')))[:12]}"
+
+
+SEARCH_GREEDY_OUT = _search_greedy_out()
 
 
 def _tournament_pair(games: list[dict], a: str, b: str) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -166,10 +167,10 @@ def test_config_errors_name_the_key() -> None:
 
 
 def test_the_search_s_qprior_reaches_the_self_play_agent(tmp_path: Path) -> None:
-    from hg_env.agents.puct import default_model
+    from hg_env.agents.puct import ppo_model
     from hg_env.train.expert import _agent
 
-    loaded = load_model(default_model("hg2020"))
+    loaded = load_model(ppo_model("hg2020"))
     agent = _agent(loaded.net, loaded.metadata, _config(tmp_path, search={"qprior": 2.0}), seed=0)
     assert agent.settings.move_weight == 2.0
     assert _agent(loaded.net, loaded.metadata, _config(tmp_path), seed=0).settings.move_weight == 0.0
@@ -434,3 +435,47 @@ def test_a_policy_teacher_chunk_is_the_same_on_any_thread_count(tmp_path: Path) 
     finally:
         torch.set_num_threads(threads)
     assert all(np.array_equal(packs[0][key], packs[1][key], equal_nan=True) for key in packs[0])
+
+
+def test_puct_s_shipped_hg2020_network_is_the_ppo_model_with_expert_value_s_fitted_skip() -> None:
+    """puct_hg2020.zip (puct's default on hg2020, the ladder's top rung) was built by
+    configs/expert_value.toml: its file names that config; it is the shipped PPO model's network with the
+    value skip fitted (the learned value silent); expert iteration still starts from the PPO model."""
+    from hg_env.agents.puct import default_model, ppo_model
+    from hg_env.train.expert import _start, load_expert_config, start_model
+
+    root = Path(__file__).resolve().parent.parent
+    assert default_model("hg2020").name == "puct_hg2020.zip"
+    assert default_model("hg2002") == ppo_model("hg2002")  # no search network shipped there
+    shipped = load_model(default_model("hg2020"))
+    config = load_expert_config(root / "configs/expert_value.toml")
+    assert shipped.metadata["kind"] == "searchnet"
+    assert shipped.metadata["extra"]["config"]["run"]["name"] == config.run.name
+    assert shipped.metadata["extra"]["config"]["teacher"] == dataclasses.asdict(config.teacher)
+    assert start_model(config) == str(ppo_model("hg2020"))
+    assert not shipped.net.value_head.weight.any() and shipped.net.value_skip.weight.abs().sum() > 0
+    start = _start(config, "cpu").learner  # the PPO model's network as a SearchNet, seeded by run.seed
+    trunk = [name for name in start.state_dict() if not name.startswith(("value_skip", "value_head"))]
+    assert all(torch.equal(shipped.net.state_dict()[name], start.state_dict()[name]) for name in trunk)
+
+
+@pytest.mark.slow
+def test_configs_expert_value_rebuilds_the_shipped_search_network(tmp_path: Path) -> None:
+    """hgenv train --config configs/expert_value.toml (about 5 minutes on two cores) gives puct_hg2020.zip
+    again: the same trunk and policy exactly, the fitted skip and biases to 1e-4 (on another CPU the
+    policy's self-play may differ in the last bits of a few probabilities)."""
+    from hg_env.agents.puct import default_model
+    from hg_env.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "configs/expert_value.toml").read_text().replace("[run]", f'[run]\nout_dir = "{tmp_path}"', 1)
+    (tmp_path / "expert_value.toml").write_text(text)
+    assert main(["train", "--config", str(tmp_path / "expert_value.toml")]) == 0
+    built = load_model(str(tmp_path / "expert_value" / "final_model.zip")).net.state_dict()
+    shipped = load_model(default_model("hg2020")).net.state_dict()
+    assert built.keys() == shipped.keys()
+    for name, tensor in shipped.items():
+        if name.startswith(("value_skip", "value_head")):
+            assert torch.allclose(built[name], tensor, atol=1e-4), name
+        else:
+            assert torch.equal(built[name], tensor), name

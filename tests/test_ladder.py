@@ -321,13 +321,16 @@ def test_reading_a_reference_file_never_rewrites_it(tmp_path: Path, references) 
     assert path.read_text() == text
 
 
-def test_hg2020_has_the_search_rung_last_with_the_shipped_model() -> None:
-    """``puct`` (the shipped PPO model guiding the search) is hg2020's last rung; the other rulesets stop at mcts."""
+def test_hg2020_has_the_search_rung_last_with_the_shipped_search_network() -> None:
+    """``puct`` (guided by the shipped search network, puct_hg2020.zip) is hg2020's last rung, pinned to that
+    file; the ``ppo`` rung keeps the PPO model; the other rulesets stop at mcts."""
     from hg_env.agents.base import make_agent
     from hg_env.arena.ladder import MODELS_DIR, SEARCH_RUNG, rung_names
 
     top = rungs("hg2020")[-1]
-    assert top.name == SEARCH_RUNG and top.model == MODELS_DIR / "ppo_hg2020.zip" and top.sha256
+    assert top.name == SEARCH_RUNG and top.model == MODELS_DIR / "puct_hg2020.zip" and top.sha256
+    assert top.spec == f"puct:path={MODELS_DIR / 'puct_hg2020.zip'}"
+    assert rungs("hg2020")[3].name == "ppo" and rungs("hg2020")[3].model == MODELS_DIR / "ppo_hg2020.zip"
     assert make_agent(top.spec).name == "puct"
     assert [r.name for r in rungs("hg2002")] == list(rung_names("hg2002")) and SEARCH_RUNG not in rung_names("hg2002")
     with pytest.raises(ValueError, match="unknown rung"):

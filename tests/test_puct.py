@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from hg_env.agents.base import make_agent  # noqa: E402
 from hg_env.agents.model_file import load_model, save_model  # noqa: E402
-from hg_env.agents.puct import NetworkEvaluator, Node, PUCTAgent, SearchSettings, default_model, search_trees  # noqa: E402
+from hg_env.agents.puct import NetworkEvaluator, Node, PUCTAgent, SearchSettings, default_model, ppo_model, search_trees  # noqa: E402
 from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, rotation_tables  # noqa: E402
 from hg_env.core import engine, search  # noqa: E402
 from hg_env.core.observation import observe, observer  # noqa: E402
@@ -147,7 +147,7 @@ class PreferAction(torch.nn.Module):
 
 @pytest.fixture(scope="module")
 def shipped():
-    loaded = load_model(default_model("hg2020"))
+    loaded = load_model(ppo_model("hg2020"))
     return loaded.net, loaded.metadata
 
 

@@ -78,7 +78,7 @@ import torch
 from hg_env.agents.base import make_agent
 from hg_env.agents.greedy import greedy_actions
 from hg_env.agents.model_file import load_model, save_model
-from hg_env.agents.puct import NetworkEvaluator, PUCTAgent, choose, default_model
+from hg_env.agents.puct import NetworkEvaluator, PUCTAgent, choose, ppo_model
 from hg_env.agents.search_net import LOOKAHEAD_SPREAD, MARGIN_SCALE, SearchNet, network_inputs, rotate_inputs
 from hg_env.core import engine, search
 from hg_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -276,9 +276,14 @@ def expert_config_from_dict(raw: dict[str, Any]) -> ExpertConfig:
             f"<= teacher.games = {config.teacher.games}",
             config.teacher.chunks,
         )
-    start = config.start.model or str(default_model(config.env.ruleset))
+    start = start_model(config)
     _require(Path(start).is_file(), "start.model", "an existing model file", start)
     return config
+
+
+def start_model(config: ExpertConfig) -> str:
+    """The run's starting PPO model: ``start.model``, else the ruleset's shipped one."""
+    return config.start.model or str(ppo_model(config.env.ruleset))
 
 
 def to_toml(config: ExpertConfig) -> str:
@@ -451,7 +456,7 @@ def play_policy_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
 
 def _play_policy_chunk(config: ExpertConfig, games: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    loaded = load_model(config.start.model or str(default_model(config.env.ruleset)), ruleset=config.env.ruleset)
+    loaded = load_model(start_model(config), ruleset=config.env.ruleset)
     evaluator = NetworkEvaluator(loaded.net.eval(), loaded.metadata, mix=0.0, scale=LOOKAHEAD_SPREAD)
 
     def decide(state: Any, rows: np.ndarray, sampled: np.ndarray, items: list[list[dict]]) -> np.ndarray:
@@ -651,7 +656,7 @@ def teacher_key(config: ExpertConfig) -> str:
     if config.teacher.agent == POLICY_TEACHER:  # its games depend on the starting model too
         from hg_env.arena.ladder import file_sha256
 
-        key["start_sha256"] = file_sha256(config.start.model or default_model(config.env.ruleset))
+        key["start_sha256"] = file_sha256(start_model(config))
         key["explore"] = config.teacher.explore
         key["torch_threads"] = 1  # _play_policy_chunk's: on more threads its policy targets differ in the last bits
     return json.dumps(key, sort_keys=True)
@@ -922,7 +927,7 @@ def save_expert_checkpoint(run_dir: Path, run: RunState, config: ExpertConfig) -
 
 def _start(config: ExpertConfig, device: str) -> RunState:
     """Generation 0: the starting PPO model as the best network, the learner from its weights."""
-    path = config.start.model or str(default_model(config.env.ruleset))
+    path = start_model(config)
     loaded = load_model(path, ruleset=config.env.ruleset)
     if loaded.metadata["kind"] != "boardnet" or not loaded.net.lookahead:
         raise ValueError(f"start.model {path}: expert iteration starts from a lookahead boardnet (hgenv train)")

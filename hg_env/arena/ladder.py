@@ -11,7 +11,8 @@ Rungs
     trained by ``configs/quick.toml``, ``configs/hg2002_quick.toml`` or ``configs/carcassonne_quick.toml``),
     a cheap ``mcts`` (``CHEAP_MCTS``) and ``mcts`` at its defaults. A ruleset whose search agent has been
     measured adds ``puct`` after ``mcts`` (``SEARCH_RUNGS``: hg2020), searching with its shipped network
-    ``ppo_<ruleset>.zip``; its place comes from its games like every rung's.
+    (``hg_env.agents.puct.default_model``: ``puct_<ruleset>.zip``, else ``ppo_<ruleset>.zip``); its place
+    comes from its games like every rung's.
 
 Scale
     Bradley–Terry on the Elo scale (hg_env.arena.bradley_terry), fitted over every current reference
@@ -60,6 +61,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hg_env.agents.puct import default_model
 from hg_env.arena import bradley_terry
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
@@ -70,7 +72,7 @@ REFERENCE_DIR = HERE / "reference"
 MODELS_DIR = HERE / "models"
 CHEAP_MCTS = "mcts:sims=16"  # about 1 CPU-s per game (carcassonne 1.4; 24 sims: 1.9), a 20th of the defaults
 RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")  # every ruleset's
-SEARCH_RUNG = "puct"  # information-set PUCT with the shipped model (hg_env.agents.puct), at its defaults
+SEARCH_RUNG = "puct"  # information-set PUCT with its shipped network (hg_env.agents.puct), at its defaults
 SEARCH_RUNGS = ("hg2020",)  # rulesets whose ladder has the search rung (last in the plan, after mcts)
 ALL_RUNG_NAMES = (*RUNG_NAMES, SEARCH_RUNG)
 ANCHORS = {"random": 0.0, "greedy": 1000.0}
@@ -131,7 +133,8 @@ def rungs(ruleset: str) -> list[Rung]:
         if name == "ppo":
             out.append(Rung(name, f"policy:path={model},ruleset={ruleset}", model))
         elif name == SEARCH_RUNG:
-            out.append(Rung(name, f"{SEARCH_RUNG}:path={model}", model))
+            search_model = default_model(ruleset)
+            out.append(Rung(name, f"{SEARCH_RUNG}:path={search_model}", search_model))
         else:
             out.append(Rung(name, name))
     return out
