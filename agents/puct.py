@@ -1,10 +1,10 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss``. ``path`` defaults to the game's ruleset's shipped
-search network (``puct_<ruleset>.zip`` in ``hg_env/arena/models/``; hg2020's: the PPO model with a value
-fitted to 3,584 of its own games, ``hgenv train --config configs/expert_value.toml``), else its
-shipped PPO model (``ppo_<ruleset>.zip``). A model of ``hgenv train`` (kind ``boardnet``) or a search
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0``. ``path`` defaults to the game's
+ruleset's shipped search network (``puct_<ruleset>.zip`` in ``hg_env/arena/models/``; hg2020's: the PPO
+model with a value fitted to 3,584 of its own games, ``hgenv train --config configs/expert_value.toml``),
+else its shipped PPO model (``ppo_<ruleset>.zip``). A model of ``hgenv train`` (kind ``boardnet``) or a search
 network of expert iteration (kind ``searchnet``, ``hg_env.agents.search_net``) both work. At the
 defaults a move costs about 15% less CPU than ``mcts`` at its defaults (hg2020, either network).
 
@@ -29,6 +29,14 @@ way: with ``virtual=loss`` such a visit counts as a lost one until its value com
 does; README: Expert iteration compares the two). All games
 searched at once (``act_batch``: every game of an evaluation, every game of expert iteration's
 self-play) share one lookahead and one network call per step: leaves are evaluated in batches.
+
+Two ways to spend less CPU per simulation or per move. With ``net_depth=K > 0`` only leaves fewer
+than K decision levels below the root are evaluated by the network; deeper ones skip its board
+planes and forward pass: their priors are a softmax of ``beta`` times each move's one-turn gain in
+lead (points), their value mixes the lookahead's with the search network's value skip
+(``SearchNet.linear_value``: the whole value of the shipped hg2020 network, whose MLP is silent).
+With ``reuse=1`` the occupant decision that follows the agent's placement continues the subtree
+searched below that placement (as ``mcts`` does), and its visits count toward ``sims``.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
@@ -59,7 +67,7 @@ from hg_env.agents.base import Agent, register
 from hg_env.agents.mcts import VIRTUAL_DOC, check_virtual, end_visit, prior_visit_means, start_visit
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OVER
+from hg_env.core.state import OVER, PLACE
 
 if TYPE_CHECKING:
     from torch import nn
@@ -165,9 +173,10 @@ class SearchGame(Protocol):
     def describe(self, positions: Any, i: int) -> tuple[tuple, int, bool]:
         """(what the step revealed, as a hashable key; the seat to move; whether the game is over) of row i."""
 
-    def evaluate(self, positions: Any, rows: np.ndarray) -> list[tuple]:
+    def evaluate(self, positions: Any, rows: np.ndarray, depths: np.ndarray) -> list[tuple]:
         """For each running row: (legal actions, priors summing to 1, value vector [num_seats]), and
-        optionally a fourth entry, each move's own value for the seat to move (``Node.move_value``)."""
+        optionally a fourth entry, each move's own value for the seat to move (``Node.move_value``).
+        ``depths``: each row's decision level below its root (its root's moves lead to level 1)."""
 
     def outcome(self, positions: Any, rows: np.ndarray) -> np.ndarray:
         """[len(rows), num_seats] exact values of finished games."""
@@ -187,7 +196,8 @@ class SearchSettings:
 
 
 def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
-    """Run ``settings.sims`` simulations from every (expanded) root at once; the roots, searched.
+    """Simulate from every (expanded) root at once until it has ``settings.sims`` visits (a root kept
+    from an earlier search keeps its visits); the roots, searched.
 
     Each round every tree still short of its simulations selects up to ``batch`` paths (virtual
     loss: a visit counts before its value comes back), all paths are stepped together, and all new
@@ -198,7 +208,7 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
                 eta = rng.dirichlet(np.full(len(root.actions), DIRICHLET_ALPHA))
                 root.prior = (1 - settings.noise) * root.prior + settings.noise * eta
     deadline = _time.perf_counter() + settings.time * len(roots) if settings.time > 0 else math.inf
-    done = np.zeros(len(roots), dtype=np.int64)
+    done = np.array([int(root.n.sum()) for root in roots], dtype=np.int64)  # a kept root's visits count
     while True:
         todo = np.flatnonzero(done < settings.sims)
         if not len(todo) or _time.perf_counter() >= deadline:
@@ -249,7 +259,8 @@ def _simulate(
             fresh.setdefault(id(at[i]), i)
     if fresh:
         rows = np.array(sorted(fresh.values()), dtype=np.intp)
-        for i, evaluation in zip(rows, game.evaluate(positions, rows)):
+        depths = np.array([len(paths[i]) for i in rows])
+        for i, evaluation in zip(rows, game.evaluate(positions, rows, depths)):
             at[i].expand(*evaluation)
     result = np.zeros((count, game.num_seats))
     ended = np.array([i for i in range(count) if at[i].terminal], dtype=np.intp)
@@ -281,12 +292,19 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 class NetworkEvaluator:
     """Priors and values of core positions from a network (a PPO ``boardnet`` or a ``searchnet``).
 
+    Positions ``net_depth`` or more decision levels below their root (``net_depth > 0``) are
+    evaluated without the network's board planes and forward pass: priors are a softmax of
+    ``beta`` times each move's one-turn gain in lead (points), the value mixes the lookahead's with
+    a searchnet's ``linear_value`` (a PPO network's: the lookahead's alone).
+
     Positions must be re-deals (never the real deck order): the lookahead reads the decks as given."""
 
-    def __init__(self, net: nn.Module, metadata: dict, mix: float, scale: float) -> None:
+    def __init__(
+        self, net: nn.Module, metadata: dict, mix: float, scale: float, net_depth: int = 0, beta: float = 0.3
+    ) -> None:
         self.net = net
         self.kind = metadata.get("kind", "boardnet")
-        self.mix, self.scale = mix, scale
+        self.mix, self.scale, self.net_depth, self.beta = mix, scale, net_depth, beta
         config = (metadata.get("extra") or {}).get("config") or {}
         env = config.get("env") or {}
         self.reward = env.get("reward", "score_diff")
@@ -296,11 +314,32 @@ class NetworkEvaluator:
                 f"puct reads the value of a model trained with reward 'score_diff' or 'win', not {self.reward!r}"
             )
 
-    def __call__(self, states: State, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-        """For each game ``rows[j]`` of ``states``: (legal actions, priors, value vector, each move's value)."""
-        from hg_env.agents.search_net import network_inputs
+    def __call__(
+        self, states: State, rows: np.ndarray, depths: np.ndarray | None = None
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """For each game ``rows[j]`` of ``states``: (legal actions, priors, value vector, each move's
+        value). ``depths[j]``: its decision level below its root (None: all roots, network-evaluated)."""
+        from hg_env.agents.search_net import network_inputs, take_inputs
+        from hg_env.core.observation import observe
 
-        return self.from_inputs(network_inputs(states, rows, searchnet=self.kind == "searchnet"), states, rows)
+        searchnet = self.kind == "searchnet"
+        near = np.ones(len(rows), bool)
+        if depths is not None and self.net_depth:
+            near = np.asarray(depths) < self.net_depth
+        if near.all():
+            return self.from_inputs(network_inputs(states, rows, searchnet=searchnet), states, rows)
+        inputs = network_inputs(states, rows, searchnet=searchnet, board=False)
+        out: list[Any] = [None] * len(rows)
+        deep = np.flatnonzero(~near)
+        for j, evaluation in zip(deep, self.from_lookahead(take_inputs(inputs, deep), states, rows[deep])):
+            out[j] = evaluation
+        if near.any():
+            idx = np.flatnonzero(near)
+            sub = take_inputs(inputs, idx)
+            sub["board"] = observe(states, rows[idx], states.current[rows[idx]].astype(np.int64))
+            for j, evaluation in zip(idx, self.from_inputs(sub, states, rows[idx])):
+                out[j] = evaluation
+        return out
 
     def from_inputs(
         self, inputs: dict, states: State, rows: np.ndarray
@@ -325,16 +364,42 @@ class NetworkEvaluator:
                 logits = logits.gather(1, torch.as_tensor(legal, device=device))
         logits = logits.double().cpu().numpy()
         value = value.double().cpu().numpy()
-        net_value = self._win_value(value, states, rows, inputs)
+        per_game = [logits[j, : len(actions)] for j, actions in enumerate(inputs["legal"])]
+        return self._evaluations(inputs, states, rows, per_game, self._win_value(value, states, rows, inputs))
+
+    def from_lookahead(
+        self, inputs: dict, states: State, rows: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """``__call__`` without the network's forward pass, on inputs of ``network_inputs`` (no board
+        needed): priors from the lookahead's gains, a searchnet's ``linear_value``."""
+        gains = inputs["lookahead"]
+        lead_gain = (gains[:, 0] - gains[:, 1]).astype(np.float64)
+        per_game = [self.beta * lead_gain[j, actions] for j, actions in enumerate(inputs["legal"])]
+        net_value = None
+        if self.kind == "searchnet":
+            import torch
+
+            device = next(self.net.parameters()).device
+            left = (states.regular_len[rows] - states.regular_next[rows]).astype(np.float32)
+            arrays = (inputs["estimate"], inputs["score_now"], left)
+            with torch.no_grad():
+                value = self.net.linear_value(*(torch.as_tensor(a, device=device) for a in arrays))
+            net_value = sigmoid(value[:, 0].double().cpu().numpy())
+        return self._evaluations(inputs, states, rows, per_game, net_value)
+
+    def _evaluations(
+        self, inputs: dict, states: State, rows: np.ndarray, logits: list[np.ndarray], net_value: np.ndarray | None
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """(legal actions, softmax of ``logits``, value vector, move values) per game: the mover's value
+        mixes ``net_value`` with the lookahead's by ``mix`` (None: the lookahead's alone)."""
         out = []
-        per_game = zip(inputs["legal"], inputs["heuristic"], inputs["move_value"])
-        for j, (actions, heuristic, move_value) in enumerate(per_game):
-            z = logits[j, : len(actions)]
+        per_game = zip(inputs["legal"], logits, inputs["heuristic"], inputs["move_value"])
+        for j, (actions, z, heuristic, move_value) in enumerate(per_game):
             prior = np.exp(z - z.max())
             prior /= prior.sum()
             mover = int(states.current[rows[j]])
             vector = heuristic.copy()
-            v = (1 - self.mix) * net_value[j] + self.mix * heuristic[mover]
+            v = heuristic[mover] if net_value is None else (1 - self.mix) * net_value[j] + self.mix * heuristic[mover]
             vector[mover] = v
             if int(states.num_players[rows[j]]) == 2:
                 vector[1 - mover] = 1.0 - v
@@ -383,11 +448,29 @@ class CoreGame:
         current = int(positions.current[i])
         return (phase, current, int(positions.tile_to_place[i])), current, phase == OVER
 
-    def evaluate(self, positions: State, rows: np.ndarray) -> list[tuple]:
-        return self.evaluator(positions, rows)
+    def evaluate(self, positions: State, rows: np.ndarray, depths: np.ndarray) -> list[tuple]:
+        return self.evaluator(positions, rows, depths)
 
     def outcome(self, positions: State, rows: np.ndarray) -> np.ndarray:
         return search.win_values(positions, rows)
+
+
+def position_key(state: State, row: int) -> bytes:
+    """What identifies game ``row``'s position for keeping a subtree: its public arrays (the board,
+    occupants, scores, supplies, decisions taken and whose decision it is), not the deck order."""
+    parts = (
+        state.decisions,
+        state.current,
+        state.phase,
+        state.tile_to_place,
+        state.board_tile,
+        state.board_rot,
+        state.occupant_seat,
+        state.occupant_local,
+        state.score,
+        state.supply,
+    )
+    return b"".join(np.ascontiguousarray(part[row]).tobytes() for part in parts)
 
 
 # ---------------------------------------------------------------- the agent
@@ -414,6 +497,11 @@ class PUCTAgent(Agent):
         "qprior": "visits each move's one-turn lookahead value counts for in its mean, as mcts (0: an "
         "unvisited move takes its node's value)",
         "virtual": VIRTUAL_DOC,
+        "net_depth": "decision levels below the root still evaluated by the network (0: all); deeper leaves "
+        "take lookahead priors and the value skip alone, at less CPU",
+        "reuse": "1: the occupant decision after a placement continues the placement's subtree (its visits count "
+        "toward sims); 0: every decision is searched afresh",
+        "beta": "sharpness of lookahead priors below net_depth: softmax of beta x each move's gain in lead (points)",
     }
 
     def __init__(
@@ -431,12 +519,15 @@ class PUCTAgent(Agent):
         noise: float = 0.0,
         qprior: float = 0.0,
         virtual: str = "loss",
+        net_depth: int = 0,
+        beta: float = 0.3,
+        reuse: int = 0,
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
             raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
-        if deals < 0 or time < 0 or temperature < 0 or c_puct < 0 or qprior < 0:
-            raise ValueError("deals, time, temperature, c_puct and qprior must be >= 0")
+        if min(deals, time, temperature, c_puct, qprior, net_depth, beta) < 0:
+            raise ValueError("deals, time, temperature, c_puct, qprior, net_depth and beta must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
         check_virtual(virtual)
@@ -445,9 +536,18 @@ class PUCTAgent(Agent):
             sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior, virtual=virtual
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
+        self.net_depth, self.beta = int(net_depth), beta
+        if reuse not in (0, 1):
+            raise ValueError(f"reuse must be 0 or 1, got {reuse!r}")
+        self.reuse = bool(reuse)
+        self._kept: dict[bytes, Node] = {}  # position_key -> the subtree kept for that decision (act_batch)
         self._nets: dict[str, tuple[Any, dict]] = {}
         if path:
             self._load(path, None)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._kept = {}
 
     @classmethod
     def from_net(cls, net: nn.Module, metadata: dict, seed: int | None = None, **options: Any) -> PUCTAgent:
@@ -491,8 +591,24 @@ class PUCTAgent(Agent):
         rows = np.flatnonzero(masks.any(1))
         if len(rows):
             for i, root in zip(rows, self.search(state, rows, masks[rows])):
-                out[i] = root.actions[choose(root, self.temperature, self.rng, self.settings.move_weight)]
+                k = choose(root, self.temperature, self.rng, self.settings.move_weight)
+                out[i] = root.actions[k]
+                if self.reuse:
+                    self._keep(state, int(i), root, k)
         return out
+
+    def _keep(self, state: State, row: int, root: Node, k: int) -> None:
+        """After a placement, keep the subtree of the same seat's decision that follows it on the same
+        tile (its occupant), under the key of the position that move leads to (``position_key``)."""
+        if state.phase[row] != PLACE or not root.children:
+            return
+        for (move, _phase, current, tile), child in root.children.items():
+            if move == k and current == root.player and tile < 0 and child.expanded and not child.terminal:
+                after = search.plain_copy(state, np.array([row]))
+                engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
+                if int(after.current[0]) == root.player and int(after.tile_to_place[0]) < 0:
+                    self._kept[position_key(after, 0)] = child
+                return
 
     def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
         """Search the decisions of games ``rows`` of ``state`` (which is not changed) together; their
@@ -500,12 +616,13 @@ class PUCTAgent(Agent):
 
         A game with one legal move is not searched: its root has that move, visited once."""
         net, metadata = self.network(state.rules.ruleset)
+        kept, self._kept = self._kept, {}
         roots_state = search.plain_copy(state, np.asarray(rows, dtype=np.intp))
         if masks is None:
             masks = engine.legal_action_mask(roots_state)
-        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale)
+        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale, self.net_depth, self.beta)
         roots: list[Node] = []
-        searched = []
+        searched, fresh = [], []
         for j, mask in enumerate(masks):
             root = Node(int(roots_state.current[j]))
             legal = np.flatnonzero(mask)
@@ -514,16 +631,22 @@ class PUCTAgent(Agent):
                 root.n[0] = root.total = 1
             else:
                 searched.append(j)
+                old = kept.get(position_key(roots_state, j)) if kept else None
+                if old is not None and old.player == root.player and np.array_equal(old.actions, legal):
+                    root = old  # the subtree kept from this seat's placement: its visits count
+                else:
+                    fresh.append(j)
             roots.append(root)
         if not searched:
             return roots
+        if fresh:
+            first = roots_state.take(np.array(fresh))
+            search.redeal(first, self.rng)  # the root is evaluated on a re-deal too: the real order is never read
+            for j, evaluation in zip(fresh, evaluator(first, np.arange(len(fresh)))):
+                if not np.array_equal(evaluation[0], np.flatnonzero(masks[j])):
+                    raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
+                roots[j].expand(*evaluation)
         sub = roots_state.take(np.array(searched))
-        first = search.plain_copy(sub)
-        search.redeal(first, self.rng)  # the root is evaluated on a re-deal too: the real order is never read
-        for j, evaluation in zip(searched, evaluator(first, np.arange(len(searched)))):
-            if not np.array_equal(evaluation[0], np.flatnonzero(masks[j])):
-                raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
-            roots[j].expand(*evaluation)
         game = CoreGame(sub, self.deals, self.rng, evaluator)
         search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
         return roots

@@ -102,26 +102,29 @@ class SearchNet(BoardNet):
         logits, _ = super().forward(base, legal)
         pooled = self._tap.pooled
         self._tap.pooled = None
-        hidden = torch.relu(self.value_in(torch.cat([pooled, self._scores(obs, len(pooled))], -1)))
+        hidden = torch.relu(self.value_in(torch.cat([pooled, self._score_now(obs, len(pooled)) * SCORE_SCALE], -1)))
         return logits, self.value_head(hidden) + self.value_skip(self.skip_inputs(obs))
 
-    def _scores(self, obs: dict[str, torch.Tensor], batch: int) -> torch.Tensor:
-        """[B, 4] ``score_now`` in points / 100 (zeros when the dict has none)."""
+    def _score_now(self, obs: dict[str, torch.Tensor], batch: int) -> torch.Tensor:
+        """[B, 4] ``score_now`` in points (zeros when the dict has none: the ``policy`` agent's inputs)."""
         score = obs.get("score_now")
         if score is None:
             return obs["board"].new_zeros(batch, len(SCORE_FEATURES), dtype=torch.float32)
-        return score.float() * SCORE_SCALE
+        return score.float()
 
     def skip_inputs(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
-        """[B, 6] what the value skip reads from the inputs: the mover's leads (``LEADS``, points / 100)
-        and the same times the game's progress ``late``."""
+        """[B, 6] what the value skip reads from the inputs (``skip_features``; the regular tiles left
+        come from the board's info planes)."""
         board = obs["board"]
-        score = self._scores(obs, len(board))
-        estimate = obs["estimate"].float() * ESTIMATE_SCALE
-        leads = torch.stack([estimate[:, 0] - estimate[:, 1], score[:, 2] - score[:, 3], score[:, 0] - score[:, 1]], -1)
         info = board.reshape(len(board), -1)[:, self.num_board * self.num_cells :]
-        late = (1.0 - info[:, self.info_at["regular_left"]].float() * REGULAR_LEFT_SCALE).clamp(0.0, 1.0)
-        return torch.cat([leads, leads * late[:, None]], -1)
+        return skip_features(obs["estimate"], self._score_now(obs, len(board)), info[:, self.info_at["regular_left"]])
+
+    def linear_value(self, estimate: torch.Tensor, score_now: torch.Tensor, regular_left: torch.Tensor) -> torch.Tensor:
+        """[B, 2] the value head without its MLP over the board: the skip of ``skip_features`` plus the
+        head's bias. It reads no board, so it costs no trunk; it equals ``forward``'s value where the
+        MLP's output layer is zero (the shipped hg2020 network: its value is the fitted skip alone)."""
+        x = skip_features(estimate, score_now, regular_left)
+        return self.value_skip(x) + self.value_head.bias
 
     @classmethod
     def from_boardnet(cls, net: BoardNet, kwargs: dict) -> SearchNet:
@@ -133,14 +136,25 @@ class SearchNet(BoardNet):
         return searchnet
 
 
+def skip_features(estimate: torch.Tensor, score_now: torch.Tensor, regular_left: torch.Tensor) -> torch.Tensor:
+    """[B, 6] the value skip's inputs: the mover's leads (``LEADS``, points / 100) and the same times
+    the game's progress ``late = 1 - regular_left / 80``; ``estimate`` [B, 2] and ``score_now`` [B, 4]
+    in points (``network_inputs``), ``regular_left`` [B] regular tiles left in the deck."""
+    estimate = estimate.float() * ESTIMATE_SCALE
+    score = score_now.float() * SCORE_SCALE
+    leads = torch.stack([estimate[:, 0] - estimate[:, 1], score[:, 2] - score[:, 3], score[:, 0] - score[:, 1]], -1)
+    late = (1.0 - regular_left.float() * REGULAR_LEFT_SCALE).clamp(0.0, 1.0)
+    return torch.cat([leads, leads * late[:, None]], -1)
+
+
 # ---------------------------------------------------------------- inputs from core positions
 
 
-def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> dict:
+def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True, board: bool = True) -> dict:
     """Inputs of games ``rows`` of ``states`` (re-deals: the lookahead reads the decks as given).
 
-    Returns a dict: ``board`` [n, C, H, W] uint8 (the mover's view), ``lookahead`` [n, 2, A] and
-    ``estimate`` [n, 2] float32 (``search.lookahead_features``' gains and estimates),
+    Returns a dict: ``board`` [n, C, H, W] uint8 (the mover's view; left out with ``board=False``),
+    ``lookahead`` [n, 2, A] and ``estimate`` [n, 2] float32 (``search.lookahead_features``' gains and estimates),
     ``score_now`` [n, 4] float32 (searchnet only), ``legal`` (list of [L_i] legal actions),
     ``legal_padded`` [n, L] int64, ``heuristic`` [n, 5] (the lookahead's win values of the mover's
     best move, ``mcts``' leaf value), ``move_value`` (list of [L_i]: the lookahead's win value of each
@@ -170,7 +184,6 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> d
     score = states.score[rows].astype(np.float64)
     score_own, score_opp = search.own_and_opponents(score, seats, players)
     inputs = {
-        "board": observe(states, rows, seats),
         "lookahead": gains,
         "estimate": np.stack([own_now, opponents_now], 1).astype(np.float32),
         "legal": legal,
@@ -179,11 +192,21 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True) -> d
         "move_value": [mover_values[bounds[j] : bounds[j + 1]] for j in range(len(rows))],
         "score_diff": score_own - score_opp,
     }
+    if board:
+        inputs["board"] = observe(states, rows, seats)
     if searchnet:
         ended = score_if_ended(states, rows)
         end_own, end_opp = search.own_and_opponents(ended, seats, players)
         inputs["score_now"] = np.stack([score_own, score_opp, end_own, end_opp], 1).astype(np.float32)
     return inputs
+
+
+def take_inputs(inputs: dict, idx: np.ndarray) -> dict:
+    """The inputs (``network_inputs``) of games ``idx`` of a batch: arrays and lists alike."""
+    taken = {key: [value[j] for j in idx] if isinstance(value, list) else value[idx] for key, value in inputs.items()}
+    if "legal_padded" in taken:  # trim the padding to the longest kept list of legal moves
+        taken["legal_padded"] = taken["legal_padded"][:, : max([1, *(len(a) for a in taken["legal"])])]
+    return taken
 
 
 def score_if_ended(states: State, rows: np.ndarray) -> np.ndarray:

@@ -9,12 +9,21 @@ torch = pytest.importorskip("torch")
 
 from hg_env.agents.base import make_agent  # noqa: E402
 from hg_env.agents.model_file import load_model, save_model  # noqa: E402
-from hg_env.agents.puct import NetworkEvaluator, Node, PUCTAgent, SearchSettings, default_model, ppo_model, search_trees  # noqa: E402
+from hg_env.agents.puct import (  # noqa: E402
+    NetworkEvaluator,
+    Node,
+    PUCTAgent,
+    SearchSettings,
+    default_model,
+    position_key,
+    ppo_model,
+    search_trees,
+)
 from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, rotation_tables  # noqa: E402
 from hg_env.core import engine, search  # noqa: E402
 from hg_env.core.observation import observe, observer  # noqa: E402
 from hg_env.core.rules import Rules  # noqa: E402
-from hg_env.core.state import OVER  # noqa: E402
+from hg_env.core.state import OVER, PLACE  # noqa: E402
 
 # ---------------------------------------------------------------- a tiny synthetic game
 
@@ -40,7 +49,7 @@ class TwoStepGame:
         depth = int((positions[i] >= 0).sum())
         return (depth,), depth % 2, depth == 2
 
-    def evaluate(self, positions: np.ndarray, rows: np.ndarray) -> list:
+    def evaluate(self, positions: np.ndarray, rows: np.ndarray, depths: np.ndarray | None = None) -> list:
         out = []
         for i in rows:
             if positions[i, 0] < 0:
@@ -179,6 +188,70 @@ def test_the_network_value_is_the_leaf_value(shipped):
         assert prior.sum() == pytest.approx(1.0)
 
 
+class CountRows(torch.nn.Module):
+    """A search network that counts the positions its forward pass evaluates."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net, self.rows = net, 0
+        self.layout, self.lookahead, self.linear_value = net.layout, net.lookahead, net.linear_value
+
+    def forward(self, obs, legal=None):
+        self.rows += len(legal)
+        return self.net(obs, legal)
+
+
+def test_below_net_depth_leaves_take_lookahead_priors_and_the_linear_value_without_a_forward_pass():
+    loaded = load_model(default_model("hg2020"))
+    net, metadata = loaded.net.eval(), loaded.metadata
+    state = _position()
+    counted = {}
+    for net_depth in (0, 1):
+        counter = CountRows(net)
+        agent = PUCTAgent.from_net(counter, metadata, seed=0, sims=24, deals=4, batch=4, net_depth=net_depth)
+        root = agent.search(state, np.array([0]))[0]
+        assert root.n.sum() == 24
+        counted[net_depth] = counter.rows
+    assert counted[1] == 1 < counted[0]  # with net_depth=1 only the root is forwarded
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    evaluator = NetworkEvaluator(net, metadata, mix=0.5, scale=40.0, net_depth=1, beta=0.3)
+    ((legal, prior_net, value_net, _),) = evaluator(copy, np.array([0]))
+    ((legal_deep, prior, value, _),) = evaluator(copy, np.array([0]), np.array([1]))
+    assert np.array_equal(legal, legal_deep)
+    gains = network_inputs(copy, np.array([0]), board=False)["lookahead"][0][:, legal]
+    expected = np.exp(0.3 * (gains[0] - gains[1]) - (0.3 * (gains[0] - gains[1])).max())
+    assert prior == pytest.approx(expected / expected.sum())
+    assert not np.allclose(prior, prior_net)
+    assert not net.value_head.weight.any()  # the shipped value is its skip: the linear value is the same
+    assert value == pytest.approx(value_net, abs=1e-6)
+
+
+def test_the_occupant_decision_continues_the_subtree_of_the_placement_before_it():
+    agent = make_agent("puct:sims=16,deals=2,batch=4,reuse=1", seed=0)
+    state, rng = _position(8), np.random.default_rng(0)
+    for _ in range(20):  # the first placement of the agent that leaves it an occupant to choose
+        if state.phase[0] == PLACE:
+            action = agent.act_batch(None, engine.legal_action_mask(state), state)
+            if agent._kept:
+                break
+        engine.step(state, engine.sample_legal(state, rng))
+    other = make_agent("puct:sims=16,deals=2,batch=4,reuse=0", seed=0)
+    other.act_batch(None, engine.legal_action_mask(state), state)
+    assert not other._kept  # reuse=0 keeps nothing
+    (kept,) = agent._kept.values()
+    engine.step(state, action)
+    assert state.current[0] == kept.player and state.phase[0] != PLACE
+    carried = int(kept.n.sum())
+    assert 0 < carried < 16
+    elsewhere = agent.search(_position(9), np.array([0]))[0]  # another game's decision: searched afresh
+    assert elsewhere is not kept and not agent._kept
+    agent._kept = {position_key(state, 0): kept}
+    root = agent.search(state, np.array([0]))[0]
+    assert root is kept and root.n.sum() == 16  # the carried visits count toward sims
+    assert np.array_equal(root.actions, np.flatnonzero(engine.legal_action_mask(state)[0]))
+
+
 def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
     agent = make_agent("puct:sims=8,deals=2,batch=4", seed=1)
     state = engine.new_games(2, Rules(), seeds=[0, 1, 2], record_events=False)
@@ -193,12 +266,12 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
         agent.act_batch(None, masks, None)
 
 
-@pytest.mark.parametrize("virtual", ["loss", "visit"])
-def test_puct_is_deterministic_given_its_seed(virtual):
+@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1"])
+def test_puct_is_deterministic_given_its_seed(options):
     state = _position(9)
     results = []
     for _ in range(2):
-        agent = make_agent(f"puct:sims=16,deals=3,batch=4,temperature=1,virtual={virtual}", seed=7)
+        agent = make_agent(f"puct:sims=16,deals=3,batch=4,temperature=1,{options}", seed=7)
         root = agent.search(state, np.array([0]))[0]
         results.append(
             (
@@ -212,14 +285,16 @@ def test_puct_is_deterministic_given_its_seed(virtual):
     assert np.array_equal(a1, a2) and np.array_equal(n1, n2) and np.array_equal(w1, w2) and x1 == x2
 
 
-def test_puct_never_reads_the_undrawn_order():
+@pytest.mark.parametrize("options", ["", ",net_depth=1"])
+def test_puct_never_reads_the_undrawn_order(options):
     state = _position(8)
     other = search.plain_copy(state)
     nxt, length = int(other.regular_next[0]), int(other.regular_len[0])
     rest = other.regular_deck[0, nxt:length].copy()
     other.regular_deck[0, nxt:length] = rest[::-1]  # the same tiles still to come, another order
     assert not np.array_equal(other.regular_deck, state.regular_deck)
-    roots = [make_agent("puct:sims=16,deals=2,batch=4", seed=5).search(s, np.array([0]))[0] for s in (state, other)]
+    agent_spec = f"puct:sims=16,deals=2,batch=4{options}"
+    roots = [make_agent(agent_spec, seed=5).search(s, np.array([0]))[0] for s in (state, other)]
     assert np.array_equal(roots[0].n, roots[1].n) and np.array_equal(roots[0].w, roots[1].w)
     assert roots[0].best() == roots[1].best()
 
@@ -231,6 +306,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:sims=0")
     with pytest.raises(ValueError, match="qprior"):
         make_agent("puct:qprior=-1")
+    with pytest.raises(ValueError, match="net_depth"):
+        make_agent("puct:net_depth=-1")
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
         make_agent("puct:virtual=win")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
