@@ -484,7 +484,7 @@ class PUCTAgent(Agent):
     option_docs = {
         "path": "model file: a PPO model (hgenv train) or a search network (expert iteration); "
         "default: the shipped network of the game's ruleset (puct_R.zip, else ppo_R.zip)",
-        "sims": "simulations per decision",
+        "sims": "simulations per decision (with reuse, the kept subtree's visits count)",
         "c_puct": "exploration: weight of the prior against the mean value",
         "deals": "deck re-deals shared by the root's moves (0: a new deal per simulation)",
         "batch": "simulations of one game run together (kept apart by their visits under way: virtual); games "
@@ -497,11 +497,11 @@ class PUCTAgent(Agent):
         "qprior": "visits each move's one-turn lookahead value counts for in its mean, as mcts (0: an "
         "unvisited move takes its node's value)",
         "virtual": VIRTUAL_DOC,
-        "net_depth": "decision levels below the root still evaluated by the network (0: all); deeper leaves "
-        "take lookahead priors and the value skip alone, at less CPU",
+        "net_depth": "decision levels evaluated by the network, the root's counted first (1: the root alone; 0: all); "
+        "deeper leaves take lookahead priors and the value skip alone, at less CPU",
+        "beta": "sharpness of lookahead priors below net_depth: softmax of beta x each move's gain in lead (points)",
         "reuse": "1: the occupant decision after a placement continues the placement's subtree (its visits count "
         "toward sims); 0: every decision is searched afresh",
-        "beta": "sharpness of lookahead priors below net_depth: softmax of beta x each move's gain in lead (points)",
     }
 
     def __init__(
