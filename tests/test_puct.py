@@ -308,6 +308,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:qprior=-1")
     with pytest.raises(ValueError, match="net_depth"):
         make_agent("puct:net_depth=-1")
+    with pytest.raises(ValueError, match="reuse must be 0 or 1"):
+        make_agent("puct:reuse=2")
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
         make_agent("puct:virtual=win")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
