@@ -121,6 +121,15 @@ def prior_visit_means(w: np.ndarray, n: np.ndarray, prior: np.ndarray, weight: f
     return (w + weight * prior + weight * bias) / (n + weight)  # weight 1: (w + prior + bias) / (n + 1) exactly
 
 
+def occupant_subtree(root: Any, k: int) -> Any | None:
+    """The searched child below root edge ``k`` (a placement) where the same seat decides again on the
+    same tile, its occupant; None when that edge drew a tile, ended the game or was not searched."""
+    for (move, _phase, current, tile), child in root.children.items():
+        if move == k and current == root.player and tile < 0 and child.expanded and not child.terminal:
+            return child
+    return None
+
+
 class Node:
     """A decision point: edges sorted by heuristic value, with visit counts and value sums."""
 
@@ -385,11 +394,9 @@ class MCTSAgent(Agent):
         self._kept = None
         if root_state.phase[0] != PLACE:
             return
-        me = int(root_state.current[0])
-        for (k, _phase, current, tile), child in root.children.items():
-            if k == best and current == me and tile < 0 and child.expanded and not child.terminal:
-                self._kept = (int(root_state.decisions[0]) + 1, child)
-                return
+        child = occupant_subtree(root, best)
+        if child is not None:
+            self._kept = (int(root_state.decisions[0]) + 1, child)
 
     def _reused_root(self, root_state: State) -> Node | None:
         """The kept subtree if this is the decision it was kept for, else None."""

@@ -64,7 +64,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hg_env.agents.base import Agent, register
-from hg_env.agents.mcts import VIRTUAL_DOC, check_virtual, end_visit, prior_visit_means, start_visit
+from hg_env.agents.mcts import (
+    VIRTUAL_DOC,
+    check_virtual,
+    end_visit,
+    occupant_subtree,
+    prior_visit_means,
+    start_visit,
+)
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
 from hg_env.core.state import OVER, PLACE
@@ -600,15 +607,13 @@ class PUCTAgent(Agent):
     def _keep(self, state: State, row: int, root: Node, k: int) -> None:
         """After a placement, keep the subtree of the same seat's decision that follows it on the same
         tile (its occupant), under the key of the position that move leads to (``position_key``)."""
-        if state.phase[row] != PLACE or not root.children:
+        child = occupant_subtree(root, k) if state.phase[row] == PLACE else None
+        if child is None:
             return
-        for (move, _phase, current, tile), child in root.children.items():
-            if move == k and current == root.player and tile < 0 and child.expanded and not child.terminal:
-                after = search.plain_copy(state, np.array([row]))
-                engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
-                if int(after.current[0]) == root.player and int(after.tile_to_place[0]) < 0:
-                    self._kept[position_key(after, 0)] = child
-                return
+        after = search.plain_copy(state, np.array([row]))
+        engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
+        if int(after.current[0]) == root.player and int(after.tile_to_place[0]) < 0:
+            self._kept[position_key(after, 0)] = child
 
     def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
         """Search the decisions of games ``rows`` of ``state`` (which is not changed) together; their
@@ -632,7 +637,7 @@ class PUCTAgent(Agent):
             else:
                 searched.append(j)
                 old = kept.get(position_key(roots_state, j)) if kept else None
-                if old is not None and old.player == root.player and np.array_equal(old.actions, legal):
+                if old is not None and np.array_equal(old.actions, legal):  # the key holds the seat to move
                     root = old  # the subtree kept from this seat's placement: its visits count
                 else:
                     fresh.append(j)
