@@ -360,9 +360,10 @@ def _weights_limit(path: Path, metadata: dict) -> tuple[int, str]:
     return limit, f"its declared network ({parameters} float32 parameters in {tensors} tensors) needs"
 
 
-def _check_torch_zip(path: Path, name: str, data: bytes, limit: int, why: str) -> None:
+def check_torch_zip(path: Path, name: str, data: bytes, limit: int, why: str) -> None:
     """torch.save's zip, members stored: what torch then reads is bounded by ``limit``, not by a
-    declared storage size (the legacy format allocates those before reading) or a compressed record."""
+    declared storage size (the legacy format allocates those before reading) or a compressed record;
+    ValueError naming ``path`` otherwise (also a record that fails its CRC check)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as inner:
             members = inner.infolist()
@@ -384,7 +385,7 @@ def _check_torch_zip(path: Path, name: str, data: bytes, limit: int, why: str) -
 def _read_weights(path: Path, archive: zipfile.ZipFile, name: str, bound: tuple[int, str]) -> dict[str, torch.Tensor]:
     limit, why = bound
     data = _read_entry(path, archive, name, limit, why)
-    _check_torch_zip(path, name, data, limit, why)
+    check_torch_zip(path, name, data, limit, why)
     try:
         weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # the restricted unpickler refuses anything but tensors and plain values

@@ -332,6 +332,41 @@ def test_a_checkpoint_of_random_bytes_is_not_called_a_checkpoint(tmp_path: Path)
             read_checkpoint(path, ())
 
 
+def test_a_checkpoint_is_read_in_bounded_memory_and_refused_when_damaged(tmp_path: Path) -> None:
+    """A legacy pickle (it allocates the sizes it declares), a compressed record, a flipped bit: each named,
+    for PPO's and for expert iteration's checkpoints alike."""
+    torch = pytest.importorskip("torch")
+    import io
+    import pickle
+    import zipfile
+
+    from hg_env.train.checkpoint import CHECKPOINT_FORMAT, CheckpointError, read_checkpoint
+    from hg_env.train.expert import read_expert_checkpoint
+
+    path = tmp_path / "step_0000000256.pt"
+    good = io.BytesIO()
+    torch.save({"format": CHECKPOINT_FORMAT, "weights": torch.arange(64.0)}, good)
+    path.write_bytes(good.getvalue())
+    assert torch.equal(read_checkpoint(path, ("weights",))["weights"], torch.arange(64.0))
+    path.write_bytes(pickle.dumps({"format": CHECKPOINT_FORMAT}))
+    for read in (lambda p: read_checkpoint(p, ()), read_expert_checkpoint):
+        with pytest.raises(CheckpointError, match=r"step_0000000256\.pt is a pickle, not torch.save's zip format"):
+            read(path)
+    packed = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(good.getvalue())) as src, zipfile.ZipFile(packed, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    path.write_bytes(packed.getvalue())
+    with pytest.raises(CheckpointError, match="corrupt or truncated .*holds compressed record"):
+        read_expert_checkpoint(path)
+    data = bytearray(good.getvalue())
+    at = data.index(np.arange(64, dtype=np.float32).tobytes())  # the tensor's record, stored as is
+    data[at + 10] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="corrupt or truncated .*fails its CRC check"):
+        read_checkpoint(path, ())
+
+
 # ---------------------------------------------------------------- fuzz
 
 JUNK = [None, True, -1, 2**70, 1.5, float("nan"), "x", "", [], [1, "a"], {}, {"a": 1}, [[[]]], -(2**63)]

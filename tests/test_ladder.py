@@ -22,6 +22,7 @@ from hg_env.arena.ladder import (
     fit_budget,
     game_key,
     ladder,
+    pairing,
     plan,
     points,
     reference_pairs,
@@ -204,6 +205,22 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
     assert "`random` vs `greedy` |" not in said[1]
     monkeypatch.setattr(module, "engine_fingerprint", lambda ruleset: "another engine")
     assert set(Reference.load("hg2020", path).stale) == {"random", "greedy", "greedy:opponents=0.75", "ppo"}
+
+
+def test_a_pairing_played_again_with_fewer_games_supersedes_its_old_games(tmp_path: Path, references) -> None:
+    lines = _lines(references["hg2020"])
+    pair = ("greedy", "random")
+    old = [{**line, "fingerprint": "an older engine"} for line in lines if pairing(line) == pair]
+    again = [line for line in lines if pairing(line) == pair and line["deck"] == 0]  # a cut build: deck 0 only
+    rest = [line for line in lines if pairing(line) != pair]
+    path = tmp_path / "hg2020.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in rest + old))
+    assert Reference.load("hg2020", path).stale == {"greedy": len(old), "random": len(old)}
+    path.write_text("".join(json.dumps(line) + "\n" for line in rest + old + again))
+    ref = Reference.load("hg2020", path)
+    assert ref.stale == {} and {"random", "greedy"} <= set(ref.rated())  # the old deck-1 games never count again
+    assert sorted(game_key(line) for line in ref.current if pairing(line) == pair) == sorted(map(game_key, again))
+    assert all(line.get("fingerprint") != "an older engine" for line in ref.current)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

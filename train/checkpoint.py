@@ -3,7 +3,10 @@
 A checkpoint (``checkpoints/step_*.pt``) is one ``torch.save`` of a dict that
 holds only tensors and plain values (numbers, strings, lists, dicts, None), and
 is read back with ``torch.load(weights_only=True)``: a file from someone else
-cannot run code. Everything that is not a tensor is converted on the way:
+cannot run code. Before that, ``load_checkpoint_file`` (of PPO and of expert
+iteration) checks that it is torch.save's zip with its records stored and
+intact (CRCs): what torch then allocates is bounded by the file's own size,
+and flipped bits are named rather than loaded. Everything that is not a tensor is converted on the way:
 
 * numpy arrays -> tensors (and back, same dtype and shape);
 * numpy generators -> their ``bit_generator.state`` (a dict of ints); numpy's
@@ -46,7 +49,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from hg_env.agents.model_file import load_error
+from hg_env.agents.model_file import check_torch_zip, load_error
 from hg_env.core import engine
 from hg_env.core.rules import Rules
 from hg_env.core.state import State
@@ -71,13 +74,14 @@ def write_checkpoint(path: Path, payload: dict) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
-    """The payload of a checkpoint, read without running code; CheckpointError naming the file."""
+def load_checkpoint_file(path: Path) -> Any:
+    """What a checkpoint file holds (of PPO or expert iteration), read without running code and in about
+    its own size of memory; CheckpointError naming the file."""
     try:
-        with open(path, "rb") as file:
-            head = file.read(4)
+        data = path.read_bytes()
     except OSError as err:
         raise CheckpointError(f"checkpoint {path} cannot be read ({err})") from None
+    head = data[:4]
     # torch.save writes a zip (b"PK\x03\x04"); its legacy format and plain pickles open with the pickle
     # PROTO opcode. Anything else (random bytes, text) is not a checkpoint at all, not one with extra content.
     if head and not head.startswith((b"PK\x03\x04", b"\x80")):
@@ -85,18 +89,34 @@ def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
             f"{path} is not a checkpoint: not a torch.save file (it starts with {head!r}); "
             "delete it to resume from the one before"
         )
+    if head.startswith(b"\x80"):  # the legacy format allocates the storage sizes it declares before reading them
+        raise CheckpointError(
+            f"checkpoint {path} is a pickle, not torch.save's zip format, and was refused without reading it "
+            f"(the checkpoints of hgenv train before {CHECKPOINT_FORMAT} were pickles, which cannot be read "
+            "safely): start a new run.name; otherwise delete it to resume from the one before"
+        )
+    try:  # what torch reads is bounded by the file's own size: records stored, their CRCs checked
+        check_torch_zip(path, "the checkpoint", data, len(data), "bytes the file itself holds")
+    except ValueError as err:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or truncated ({err}); delete it to resume from the one before"
+        ) from None
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:  # objects other than tensors: refused without being built
         raise CheckpointError(
             f"checkpoint {path} holds more than tensors and plain values; it was refused without running it "
-            f"({load_error(err)}). Checkpoints of hgenv train before {CHECKPOINT_FORMAT} were pickles and cannot "
-            "be read safely: start a new run.name; otherwise delete it to resume from the one before"
+            f"({load_error(err)}). Delete it to resume from the one before"
         ) from None
     except Exception as err:
         raise CheckpointError(
             f"checkpoint {path} is corrupt or truncated ({load_error(err)}); delete it to resume from the one before"
         ) from None
+
+
+def read_checkpoint(path: Path, required: tuple[str, ...]) -> dict:
+    """The payload of a PPO checkpoint (``load_checkpoint_file``), checked for its format and ``required`` keys."""
+    payload = load_checkpoint_file(path)
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(

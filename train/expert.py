@@ -89,6 +89,7 @@ from hg_env.train.checkpoint import (
     CheckpointError,
     generator_from,
     generator_state,
+    load_checkpoint_file,
     open_run_dir,
     write_checkpoint,
 )
@@ -859,14 +860,9 @@ def checkpoint_paths(run_dir: Path) -> list[Path]:
 
 
 def read_expert_checkpoint(path: Path) -> dict:
-    """A checkpoint's payload, read without running code; CheckpointError naming the file."""
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:
-        raise CheckpointError(
-            f"checkpoint {path} is corrupt, truncated or holds more than tensors and plain values "
-            f"({type(err).__name__}); delete it to resume from the one before"
-        ) from None
+    """A checkpoint's payload, read without running code (``load_checkpoint_file``); CheckpointError naming
+    the file."""
+    payload = load_checkpoint_file(path)
     found = payload.get("format") if isinstance(payload, dict) else None
     if found == "hg_env-expert-checkpoint-v1":
         raise CheckpointError(

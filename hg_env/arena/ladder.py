@@ -32,9 +32,11 @@ Reference games (``hgenv ladder build``)
 
 Staleness
     A game counts while its rungs' pins hold: the engine fingerprint of the ruleset (``hgenv bench
-    fingerprint``) and each model file's SHA-256. A rung with games whose pins no longer hold, not yet
-    played again, is *stale*: ``hgenv ladder`` names it and leaves all its games out (never mixing old
-    and new), and ``hgenv ladder build --only-stale`` plays those pairings again.
+    fingerprint``) and each model file's SHA-256. A rung with a pairing whose games all have pins that
+    no longer hold is *stale*: ``hgenv ladder`` names it and leaves all its games out (never mixing old
+    and new), and ``hgenv ladder build --only-stale`` plays those pairings again. Once a pairing has
+    games under today's pins its old games are superseded and left out for good, also those a build
+    cut by ``--cpu-hours`` did not play again: they never keep a rung stale.
 
 Placing an agent (``hgenv ladder --agent``)
     Batches of games on paired decks (seats swapped) against the rungs nearest the agent's current
@@ -193,9 +195,14 @@ def reference_path(ruleset: str) -> Path:
 # ---------------------------------------------------------------- game lines
 
 
+def pairing(line: dict) -> tuple[str, ...]:
+    """The two players of a game, in name order (either seating)."""
+    return tuple(sorted(line["seats"]))
+
+
 def game_key(line: dict) -> tuple:
     """What makes a game the same game: its two players, deck, seating and the decks' seed."""
-    return (tuple(sorted(line["seats"])), line["deck"], tuple(line["seats"]), line["deck_seed"])
+    return (pairing(line), line["deck"], tuple(line["seats"]), line["deck_seed"])
 
 
 def points(line: dict, name: str) -> float:
@@ -294,9 +301,10 @@ class Reference:
         ours = [line for line in lines if set(line["seats"]) <= names]
         fresh = [line for line in ours if is_current(line, ref.pins, ref.fingerprint)]
         replayed, counted = {game_key(line) for line in fresh}, {id(line) for line in fresh}
+        renewed = {pairing(line) for line in fresh}  # pairings with games under today's pins
         for line in ours:
-            if id(line) in counted or game_key(line) in replayed:
-                continue
+            if id(line) in counted or game_key(line) in replayed or pairing(line) in renewed:
+                continue  # counts, or superseded: its pairing was played again (maybe fewer games)
             for name, sha in zip(line["seats"], line["sha256"]):  # whose pin broke
                 if line.get("fingerprint") != ref.fingerprint or ref.pins[name] != sha:
                     ref.stale[name] = ref.stale.get(name, 0) + 1
