@@ -170,7 +170,7 @@ def test_a_placement_takes_agent_objects_like_evaluate(references) -> None:
 
 def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch, references) -> None:
     module = sys.modules["hg_env.arena.ladder"]  # the module: hg_env.arena.ladder is its function
-    monkeypatch.setattr(module, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(module, "ppo_model", lambda ruleset: tmp_path / f"ppo_{ruleset}.zip")
     model = tmp_path / "ppo_hg2020.zip"
     model.write_bytes(b"first model")
     first = module.file_sha256(model)
@@ -342,12 +342,13 @@ def test_hg2020_has_the_search_rung_last_with_the_shipped_search_network() -> No
     """``puct`` (guided by the shipped search network, puct_hg2020.zip) is hg2020's last rung, pinned to that
     file; the ``ppo`` rung keeps the PPO model; the other rulesets stop at mcts."""
     from hg_env.agents.base import make_agent
-    from hg_env.arena.ladder import MODELS_DIR, SEARCH_RUNG, rung_names
+    from hg_env.arena.ladder import SEARCH_RUNG, rung_names
 
-    top = rungs("hg2020")[-1]
-    assert top.name == SEARCH_RUNG and top.model == MODELS_DIR / "puct_hg2020.zip" and top.sha256
-    assert top.spec == f"puct:path={MODELS_DIR / 'puct_hg2020.zip'}"
-    assert rungs("hg2020")[3].name == "ppo" and rungs("hg2020")[3].model == MODELS_DIR / "ppo_hg2020.zip"
+    models = ROOT / "hg_env/arena/models"
+    top, ppo = rungs("hg2020")[-1], rungs("hg2020")[3]
+    assert top.name == SEARCH_RUNG and top.model.resolve() == models / "puct_hg2020.zip" and top.sha256
+    assert top.spec == f"puct:path={top.model}"
+    assert ppo.name == "ppo" and ppo.model.resolve() == models / "ppo_hg2020.zip"
     assert make_agent(top.spec).name == "puct"
     assert [r.name for r in rungs("hg2002")] == list(rung_names("hg2002")) and SEARCH_RUNG not in rung_names("hg2002")
     with pytest.raises(ValueError, match="unknown rung"):

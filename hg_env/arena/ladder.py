@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hg_env.agents.puct import default_model
+from hg_env.agents.puct import default_model, ppo_model
 from hg_env.arena import bradley_terry
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
 from hg_env.fileio import atomic_write_text, read_jsonl
@@ -71,7 +71,6 @@ from hg_env.tables import render_table
 
 HERE = Path(__file__).resolve().parent
 REFERENCE_DIR = HERE / "reference"
-MODELS_DIR = HERE / "models"
 CHEAP_MCTS = "mcts:sims=16"  # about 1 CPU-s per game (carcassonne 1.4; 24 sims: 1.9), a 20th of the defaults
 RUNG_NAMES = ("random", "greedy", "greedy:opponents=0.75", "ppo", CHEAP_MCTS, "mcts")  # every ruleset's
 SEARCH_RUNG = "puct"  # information-set PUCT with its shipped network (hg_env.agents.puct), at its defaults
@@ -130,7 +129,7 @@ def rungs(ruleset: str) -> list[Rung]:
     """The rungs of a ruleset, weakest first (the order of the reference pairings)."""
     _check_ruleset(ruleset)
     out = []
-    model = MODELS_DIR / f"ppo_{ruleset}.zip"
+    model = ppo_model(ruleset)
     for name in rung_names(ruleset):
         if name == "ppo":
             out.append(Rung(name, f"policy:path={model},ruleset={ruleset}", model))
