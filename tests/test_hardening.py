@@ -357,13 +357,13 @@ def test_a_checkpoint_is_read_in_bounded_memory_and_refused_when_damaged(tmp_pat
         for info in src.infolist():
             dst.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
     path.write_bytes(packed.getvalue())
-    with pytest.raises(CheckpointError, match="corrupt or truncated .*holds compressed record"):
+    with pytest.raises(CheckpointError, match=r"corrupt or truncated .*holds compressed record"):
         read_expert_checkpoint(path)
     data = bytearray(good.getvalue())
     at = data.index(np.arange(64, dtype=np.float32).tobytes())  # the tensor's record, stored as is
     data[at + 10] ^= 0x01
     path.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match="corrupt or truncated .*fails its CRC check"):
+    with pytest.raises(CheckpointError, match=r"corrupt or truncated .*fails its CRC check"):
         read_checkpoint(path, ())
 
 
