@@ -313,7 +313,7 @@ def _search_greedy_out() -> Path:
     from hg_env.agents.puct import default_model
     from hg_env.arena.ladder import file_sha256
 
-    return Path("results/strength") / f"puct-greedy-{str(file_sha256(default_model('hg2020')))[:12]}"
+    return Path("results/strength") / f"puct-greedy-{(file_sha256(default_model('hg2020')) or 'missing')[:12]}"
 
 
 SEARCH_GREEDY_OUT = _search_greedy_out()
