@@ -332,14 +332,15 @@ def test_a_checkpoint_of_random_bytes_is_not_called_a_checkpoint(tmp_path: Path)
             read_checkpoint(path, ())
 
 
-def test_a_checkpoint_is_read_in_bounded_memory_and_refused_when_damaged(tmp_path: Path) -> None:
-    """A legacy pickle (it allocates the sizes it declares), a compressed record, a flipped bit: each named,
-    for PPO's and for expert iteration's checkpoints alike."""
+def test_a_checkpoint_is_read_in_bounded_memory_and_refused_when_damaged(tmp_path: Path, monkeypatch) -> None:
+    """A legacy pickle (it allocates the sizes it declares), a compressed record, a flipped bit, a file past
+    the size cap: each named, for PPO's and for expert iteration's checkpoints alike."""
     torch = pytest.importorskip("torch")
     import io
     import pickle
     import zipfile
 
+    from hg_env.train import checkpoint
     from hg_env.train.checkpoint import CHECKPOINT_FORMAT, CheckpointError, read_checkpoint
     from hg_env.train.expert import read_expert_checkpoint
 
@@ -365,6 +366,9 @@ def test_a_checkpoint_is_read_in_bounded_memory_and_refused_when_damaged(tmp_pat
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"corrupt or truncated .*fails its CRC check"):
         read_checkpoint(path, ())
+    monkeypatch.setattr(checkpoint, "MAX_CHECKPOINT_BYTES", len(data) - 1)
+    with pytest.raises(CheckpointError, match=rf"is {len(data)} bytes, more than the {len(data) - 1} .* not read"):
+        read_expert_checkpoint(path)
 
 
 # ---------------------------------------------------------------- fuzz

@@ -4,9 +4,10 @@ A checkpoint (``checkpoints/step_*.pt``) is one ``torch.save`` of a dict that
 holds only tensors and plain values (numbers, strings, lists, dicts, None), and
 is read back with ``torch.load(weights_only=True)``: a file from someone else
 cannot run code. Before that, ``load_checkpoint_file`` (of PPO and of expert
-iteration) checks that it is torch.save's zip with its records stored and
-intact (CRCs): what torch then allocates is bounded by the file's own size,
-and flipped bits are named rather than loaded. Everything that is not a tensor is converted on the way:
+iteration) checks that it is at most ``MAX_CHECKPOINT_BYTES`` and torch.save's
+zip with its records stored and intact (CRCs): what torch then allocates is
+bounded by the file's own size, and flipped bits are named rather than loaded.
+Everything that is not a tensor is converted on the way:
 
 * numpy arrays -> tensors (and back, same dtype and shape);
 * numpy generators -> their ``bit_generator.state`` (a dict of ints); numpy's
@@ -56,6 +57,7 @@ from hg_env.core.state import State
 from hg_env.fileio import atomic_write_bytes
 
 CHECKPOINT_FORMAT = "hg_env-ppo-checkpoint-v2"
+MAX_CHECKPOINT_BYTES = 8 * 2**30  # far above any run's (a GPU run's kept samples are hundreds of MB)
 EVAL_LOG = "eval.jsonl"
 BIT_GENERATORS = ("PCG64",)  # what np.random.default_rng makes; the only kind a checkpoint restores
 
@@ -78,6 +80,12 @@ def load_checkpoint_file(path: Path) -> Any:
     """What a checkpoint file holds (of PPO or expert iteration), read without running code and in about
     its own size of memory; CheckpointError naming the file."""
     try:
+        size = path.stat().st_size
+        if size > MAX_CHECKPOINT_BYTES:
+            raise CheckpointError(
+                f"checkpoint {path} is {size} bytes, more than the {MAX_CHECKPOINT_BYTES} a checkpoint may hold; "
+                "it was not read"
+            )
         data = path.read_bytes()
     except OSError as err:
         raise CheckpointError(f"checkpoint {path} cannot be read ({err})") from None
