@@ -215,13 +215,22 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
     from hg_env.train.expert import load_expert_config
 
     root = Path(__file__).resolve().parent.parent / "configs"
-    for name in ("expert.toml", "expert_gpu.toml", "expert_mcts.toml", "expert_mcts_sv.toml", "expert_value.toml"):
+    for name in (
+        "expert.toml",
+        "expert_gpu.toml",
+        "expert_mcts.toml",
+        "expert_mcts_sv.toml",
+        "expert_value.toml",
+        "expert_value_mlp.toml",
+    ):
         config = load_expert_config(root / name)
         assert config.run.backend == "expert"
     assert load_expert_config(root / "expert_mcts.toml").teacher.agent == "mcts"
     assert load_expert_config(root / "expert_mcts_sv.toml").learn.search_value == 0.5
     value = load_expert_config(root / "expert_value.toml").teacher
     assert (value.agent, value.fit_skip, value.epochs) == ("policy", True, 0)
+    mlp = load_expert_config(root / "expert_value_mlp.toml").teacher
+    assert (mlp.agent, mlp.fit_skip, mlp.epochs, mlp.holdout) == ("policy", True, 1, 8)
     assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1
 
 
@@ -299,8 +308,8 @@ def test_the_search_s_value_enters_the_win_target_and_old_chunks_learn_from_outc
     config = _config(tmp_path, teacher=TEACHER)
     run_dir = tmp_path / "tiny"
     run_dir.mkdir()
-    pack = teacher_play(config, np.random.default_rng(0), run_dir)
-    assert len(pack["outcome"]) > 0 and np.isfinite(pack["search_value"]).all()
+    pack, held_out = teacher_play(config, np.random.default_rng(0), run_dir)
+    assert held_out is None and len(pack["outcome"]) > 0 and np.isfinite(pack["search_value"]).all()
 
     def weights_after(search_value: float, values: np.ndarray) -> dict:
         learning = _config(tmp_path, learn={"search_value": search_value})
@@ -392,7 +401,7 @@ def test_a_policy_teacher_plays_cheap_games_and_the_value_skip_is_fitted_to_them
     assert (first["visits"] < 1).any()  # the policy's distribution, not only the move it played
 
     start = _start(config, "cpu").learner
-    pack = teacher_play(config, np.random.default_rng(config.run.seed), run_dir)  # the chunks kept on disk
+    pack, _ = teacher_play(config, np.random.default_rng(config.run.seed), run_dir)  # the chunks kept on disk
     before = _win_loss(start, pack)
     fitted = fit_value_skip(start, pack)
     assert fitted["value"] == pytest.approx(_win_loss(start, pack), rel=1e-5) and fitted["value"] <= before
@@ -402,6 +411,43 @@ def test_a_policy_teacher_plays_cheap_games_and_the_value_skip_is_fitted_to_them
     assert not shipped.net.value_head.weight.any()  # the value is the fitted linear one alone
     trunk = [name for name in start.state_dict() if not name.startswith(("value_skip", "value_head"))]
     assert all(torch.equal(shipped.net.state_dict()[name], start.state_dict()[name]) for name in trunk)
+
+
+def test_held_out_teacher_chunks_are_neither_fitted_nor_learned_and_their_losses_are_logged(tmp_path: Path) -> None:
+    """``teacher.holdout = K``: the last K chunks are kept out of the fit and the gradient passes, and the
+    log gives the losses on them before and after learning, those of the unchanged network equal to
+    its losses on those samples computed apart."""
+    from hg_env.train.expert import (
+        _start,
+        concat_packs,
+        fit_value_skip,
+        held_out_losses,
+        read_teacher_chunk,
+        sharpen,
+        teacher_key,
+    )
+
+    teacher = {**POLICY_TEACHER, "games": 6, "chunks": 3, "holdout": 1, "epochs": 1}
+    config = _config(tmp_path, run={"generations": 1}, teacher=teacher, selfplay={"opening": 100})
+    run_dir = train_expert(config, progress=False)
+    (line,) = [json.loads(text) for text in (run_dir / "expert.jsonl").read_text().splitlines()]
+    rng = np.random.default_rng(config.run.seed)
+    seeds = [int(s) for s in rng.integers(0, 2**62, size=3)]
+    folder, key = run_dir / "teacher", teacher_key(config)
+    chunks = [read_teacher_chunk(folder / f"chunk_{i:04d}.npz", key, 2, seeds[i]) for i in range(3)]
+    learned, held_out = concat_packs(chunks[:2]), concat_packs(chunks[2:])
+    held_out["visits"] = sharpen(held_out["visits"], held_out["legal_ptr"], config.teacher.visit_temperature)
+    assert line["samples"] == len(learned["outcome"])
+    assert line["holdout_samples"] == len(held_out["outcome"]) > 0
+    start = _start(config, "cpu").learner
+    assert fit_value_skip(start, learned)["value"] == pytest.approx(line["loss_fit_value"], rel=1e-5)
+    before = held_out_losses(start, held_out, config)
+    for key in ("policy", "value", "margin"):
+        assert line[f"loss_holdout_start_{key}"] == pytest.approx(before[key], rel=1e-5)
+        assert line[f"loss_holdout_{key}"] > 0
+    assert line["loss_holdout_value"] != line["loss_holdout_start_value"]  # learned in between
+    with pytest.raises(ConfigError, match=re.escape("teacher.holdout")):
+        _config(tmp_path, teacher={**teacher, "holdout": 3})
 
 
 def test_policy_teacher_config_errors_name_the_key() -> None:
@@ -451,7 +497,9 @@ def test_puct_s_shipped_hg2020_network_is_the_ppo_model_with_expert_value_s_fitt
     config = load_expert_config(root / "configs/expert_value.toml")
     assert shipped.metadata["kind"] == "searchnet"
     assert shipped.metadata["extra"]["config"]["run"]["name"] == config.run.name
-    assert shipped.metadata["extra"]["config"]["teacher"] == dataclasses.asdict(config.teacher)
+    recorded, teacher = shipped.metadata["extra"]["config"]["teacher"], dataclasses.asdict(config.teacher)
+    assert {**teacher, **recorded} == teacher  # keys added since (teacher.holdout) keep the default it ran with
+    assert set(teacher) - set(recorded) <= {"holdout"} and teacher["holdout"] == 0
     assert start_model(config) == str(ppo_model("hg2020"))
     assert not shipped.net.value_head.weight.any() and shipped.net.value_skip.weight.abs().sum() > 0
     start = _start(config, "cpu").learner  # the PPO model's network as a SearchNet, seeded by run.seed

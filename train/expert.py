@@ -40,6 +40,8 @@ cheaper than ``mcts``'): value targets in bulk, the policy's own distribution as
 target. ``teacher.fit_skip`` then fits the value head's skip (a linear value of the mover's leads,
 ``hg_env.agents.search_net``) to all the teacher's samples by regression before any gradient pass
 (``fit_value_skip``); with ``teacher.epochs = 0`` none follows (``configs/expert_value.toml``).
+``teacher.holdout = K`` keeps the last K chunks out of the fit and the gradient passes: the log gives
+the losses on them before and after learning (``configs/expert_value_mlp.toml``).
 Later generations are expert iteration from there.
 
 The first best network is the starting PPO model (``start.model``, default the shipped
@@ -173,6 +175,10 @@ class TeacherConfig:
     # [0, 10] policy targets: the teacher's visits ** (1/T), renormalised; 0: all on its most visited move.
     # mcts spreads its visits (progressive widening, UCB over heuristic values): the move it plays is the target.
     visit_temperature: float = bounded(0.0, 0.0, 10.0)
+    # 0..4095 of the teacher's chunks, the last ones, held out: neither fitted nor learned from; the log gives the
+    # losses on them before and after learning (loss_holdout_start_*, loss_holdout_*), to tell learning from
+    # memorising (one outcome is shared by all of a game's positions)
+    holdout: int = bounded(0, 0, 4095)
 
 
 @dataclass
@@ -276,6 +282,12 @@ def expert_config_from_dict(raw: dict[str, Any]) -> ExpertConfig:
             "teacher.chunks",
             f"<= teacher.games = {config.teacher.games}",
             config.teacher.chunks,
+        )
+        _require(
+            config.teacher.holdout < config.teacher.chunks,
+            "teacher.holdout",
+            f"< teacher.chunks = {config.teacher.chunks} (some chunks must be learned from)",
+            config.teacher.holdout,
         )
     start = start_model(config)
     _require(Path(start).is_file(), "start.model", "an existing model file", start)
@@ -593,11 +605,12 @@ def _teacher_worker(args: tuple) -> tuple[int, dict]:
     return index, play_teacher_chunk(expert_config_from_dict(config_dict), games, seed)
 
 
-def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) -> dict:
+def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) -> tuple[dict, dict | None]:
     """The teacher's games in ``teacher.chunks`` fixed chunks (seeded from ``rng``), on ``selfplay.workers``
     processes. Each chunk is kept in ``<run>/teacher/chunk_*.npz`` once played, so a killed run started
     again plays only the chunks it has not (a chunk file must match its chunk: ``teacher_key``, size, seed).
-    The policy targets are the visits sharpened by ``teacher.visit_temperature``; the files keep them as played."""
+    The policy targets are the visits sharpened by ``teacher.visit_temperature``; the files keep them as played.
+    Returns (the samples to learn from, those of the last ``teacher.holdout`` chunks or None)."""
     chunks = config.teacher.chunks
     sizes = np.diff(np.linspace(0, config.teacher.games, chunks + 1).round().astype(int))
     seeds = [int(s) for s in rng.integers(0, 2**62, size=chunks)]
@@ -624,9 +637,11 @@ def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) 
         with multiprocessing.get_context("spawn").Pool(min(config.selfplay.workers, len(todo))) as pool:
             for i, pack in pool.imap_unordered(_teacher_worker, todo):
                 keep(i, pack)
-    pack = concat_packs([packs[i] for i in range(chunks)])
-    pack["visits"] = sharpen(pack["visits"], pack["legal_ptr"], config.teacher.visit_temperature)
-    return pack
+    learned = chunks - config.teacher.holdout
+    parts = [concat_packs([packs[i] for i in span]) for span in (range(learned), range(learned, chunks)) if span]
+    for pack in parts:
+        pack["visits"] = sharpen(pack["visits"], pack["legal_ptr"], config.teacher.visit_temperature)
+    return parts[0], parts[1] if len(parts) > 1 else None
 
 
 def sharpen(visits: np.ndarray, ptr: np.ndarray, temperature: float) -> np.ndarray:
@@ -736,6 +751,39 @@ def fit_value_skip(net: SearchNet, pack: dict[str, np.ndarray], batch_size: int 
     return {"value": value_loss, "margin": margin_loss}
 
 
+LOSS_KEYS = ("policy", "value", "margin")
+
+
+def batch_losses(
+    net: SearchNet, pack: dict[str, np.ndarray], rows: np.ndarray, config: ExpertConfig, turns: int = 0
+) -> dict[str, torch.Tensor]:
+    """The mean losses of samples ``rows`` (turned by ``turns`` quarter turns): cross-entropy to the
+    policy targets, binary cross-entropy of the win logit to the win target (the outcome, mixed with
+    the search's value by ``learn.search_value``), squared error of the margin."""
+    device = next(net.parameters()).device
+    size = net.layout.board.size
+    batch = unpack_batch(pack, rows, (net.num_channels, size, size), net.layout.size)
+    board, gains, legal = rotate_inputs(batch["board"], batch["gains"], batch["legal"], turns, net.ruleset)
+    inputs = {
+        "board": torch.as_tensor(board, device=device),
+        "lookahead": torch.as_tensor(gains, device=device),
+        "estimate": torch.as_tensor(batch["estimate"], device=device),
+        "score_now": torch.as_tensor(batch["score_now"], device=device),
+    }
+    logits, out = net(inputs, torch.as_tensor(legal, device=device))
+    valid = torch.as_tensor(batch["valid"], device=device)
+    logp = torch.log_softmax(logits.masked_fill(~valid, -1e9), 1)
+    policy = -(torch.as_tensor(batch["visits"], device=device) * logp).sum(1).mean()
+    target = torch.as_tensor(batch["outcome"], device=device)
+    if config.learn.search_value > 0:
+        searched = torch.as_tensor(batch["search_value"], device=device)
+        mixed = (1 - config.learn.search_value) * target + config.learn.search_value * searched
+        target = torch.where(torch.isfinite(searched), mixed, target)
+    value = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], target)
+    margin = torch.nn.functional.mse_loss(out[:, 1], torch.as_tensor(batch["margin"], device=device))
+    return {"policy": policy, "value": value, "margin": margin}
+
+
 def learn(
     net: SearchNet,
     optimizer: torch.optim.Optimizer,
@@ -745,48 +793,38 @@ def learn(
     epochs: int = 0,
 ) -> dict[str, float]:
     """``epochs`` (0: ``learn.epochs``) passes over the samples; mean losses."""
-    device = next(net.parameters()).device
-    size = net.layout.board.size
-    board_shape = (net.num_channels, size, size)
-    actions = net.layout.size
     n = len(pack["outcome"])
-    totals = {"policy": 0.0, "value": 0.0, "margin": 0.0}
+    totals = dict.fromkeys(LOSS_KEYS, 0.0)
     steps = 0
     net.train()
     for _ in range(epochs or config.learn.epochs):
         order = rng.permutation(n)
         for start in range(0, n, config.learn.batch_size):
             rows = order[start : start + config.learn.batch_size]
-            batch = unpack_batch(pack, rows, board_shape, actions)
-            board, gains, legal = batch["board"], batch["gains"], batch["legal"]
-            if config.learn.augment:
-                board, gains, legal = rotate_inputs(board, gains, legal, int(rng.integers(4)), net.ruleset)
-            inputs = {
-                "board": torch.as_tensor(board, device=device),
-                "lookahead": torch.as_tensor(gains, device=device),
-                "estimate": torch.as_tensor(batch["estimate"], device=device),
-                "score_now": torch.as_tensor(batch["score_now"], device=device),
-            }
-            logits, out = net(inputs, torch.as_tensor(legal, device=device))
-            valid = torch.as_tensor(batch["valid"], device=device)
-            logp = torch.log_softmax(logits.masked_fill(~valid, -1e9), 1)
-            policy = -(torch.as_tensor(batch["visits"], device=device) * logp).sum(1).mean()
-            target = torch.as_tensor(batch["outcome"], device=device)
-            if config.learn.search_value > 0:
-                searched = torch.as_tensor(batch["search_value"], device=device)
-                mixed = (1 - config.learn.search_value) * target + config.learn.search_value * searched
-                target = torch.where(torch.isfinite(searched), mixed, target)
-            value = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], target)
-            margin = torch.nn.functional.mse_loss(out[:, 1], torch.as_tensor(batch["margin"], device=device))
-            loss = policy + config.learn.value_coef * value + config.learn.margin_coef * margin
+            turns = int(rng.integers(4)) if config.learn.augment else 0
+            losses = batch_losses(net, pack, rows, config, turns)
+            loss = losses["policy"] + config.learn.value_coef * losses["value"]
+            loss = loss + config.learn.margin_coef * losses["margin"]
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            for key, part in (("policy", policy), ("value", value), ("margin", margin)):
-                totals[key] += part.item()
+            for key in LOSS_KEYS:
+                totals[key] += losses[key].item()
             steps += 1
     net.eval()
     return {key: total / max(steps, 1) for key, total in totals.items()}
+
+
+def held_out_losses(net: SearchNet, pack: dict[str, np.ndarray], config: ExpertConfig, batch_size: int = 512) -> dict:
+    """The mean losses (``batch_losses``, unturned) of every sample of ``pack``, without learning."""
+    n = len(pack["outcome"])
+    totals = dict.fromkeys(LOSS_KEYS, 0.0)
+    with torch.no_grad():
+        for start in range(0, n, batch_size):
+            rows = np.arange(start, min(n, start + batch_size))
+            for key, loss in batch_losses(net, pack, rows, config).items():
+                totals[key] += loss.item() * len(rows)
+    return {key: total / max(n, 1) for key, total in totals.items()}
 
 
 def gate(
@@ -990,13 +1028,20 @@ def train_expert(
     while run.generation < config.run.generations:
         started, cpu = time.perf_counter(), _cpu_seconds()
         taught = run.generation == 0 and config.teacher.games > 0
-        pack = teacher_play(config, run.rng, run_dir) if taught else self_play(*run.best, config, run.rng)
+        if taught:
+            pack, held_out = teacher_play(config, run.rng, run_dir)
+        else:
+            pack, held_out = self_play(*run.best, config, run.rng), None
         run.packs = [*run.packs, pack][-config.learn.window :]
         fitted = fit_value_skip(run.learner, pack) if taught and config.teacher.fit_skip else {}
         losses = {f"fit_{key}": value for key, value in fitted.items()}
+        if held_out is not None:
+            losses.update({f"holdout_start_{k}": v for k, v in held_out_losses(run.learner, held_out, config).items()})
         if not taught or config.teacher.epochs > 0:
             epochs = config.teacher.epochs if taught else 0
             losses.update(learn(run.learner, run.optimizer, concat_packs(run.packs), config, run.rng, epochs))
+            if held_out is not None:
+                losses.update({f"holdout_{k}": v for k, v in held_out_losses(run.learner, held_out, config).items()})
         win_rate, interval = gate(run.learner, run.best, config, int(run.rng.integers(2**31)))
         accepted = win_rate >= config.gate.threshold
         if accepted:
@@ -1009,6 +1054,7 @@ def train_expert(
             "samples": len(pack["outcome"]),
             "teacher": config.teacher.agent if taught else "",
             "kept_samples": sum(len(p["outcome"]) for p in run.packs),
+            **({"holdout_samples": len(held_out["outcome"])} if held_out is not None else {}),
             **{f"loss_{key}": round(value, 6) for key, value in losses.items()},
             "gate_win_rate": round(win_rate, 4),
             "gate_interval": [round(interval[0], 4), round(interval[1], 4)],
