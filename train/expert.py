@@ -638,10 +638,13 @@ def teacher_play(config: ExpertConfig, rng: np.random.Generator, run_dir: Path) 
             for i, pack in pool.imap_unordered(_teacher_worker, todo):
                 keep(i, pack)
     learned = chunks - config.teacher.holdout
-    parts = [concat_packs([packs[i] for i in span]) for span in (range(learned), range(learned, chunks)) if span]
-    for pack in parts:
+
+    def targets(span: range) -> dict:
+        pack = concat_packs([packs[i] for i in span])
         pack["visits"] = sharpen(pack["visits"], pack["legal_ptr"], config.teacher.visit_temperature)
-    return parts[0], parts[1] if len(parts) > 1 else None
+        return pack
+
+    return targets(range(learned)), targets(range(learned, chunks)) if config.teacher.holdout else None
 
 
 def sharpen(visits: np.ndarray, ptr: np.ndarray, temperature: float) -> np.ndarray:
@@ -763,14 +766,11 @@ def batch_losses(
     device = next(net.parameters()).device
     size = net.layout.board.size
     batch = unpack_batch(pack, rows, (net.num_channels, size, size), net.layout.size)
-    board, gains, legal = rotate_inputs(batch["board"], batch["gains"], batch["legal"], turns, net.ruleset)
-    inputs = {
-        "board": torch.as_tensor(board, device=device),
-        "lookahead": torch.as_tensor(gains, device=device),
-        "estimate": torch.as_tensor(batch["estimate"], device=device),
-        "score_now": torch.as_tensor(batch["score_now"], device=device),
-    }
-    logits, out = net(inputs, torch.as_tensor(legal, device=device))
+    batch["board"], batch["gains"], batch["legal"] = rotate_inputs(
+        batch["board"], batch["gains"], batch["legal"], turns, net.ruleset
+    )
+    inputs = {key: torch.as_tensor(batch[name], device=device) for key, name in INPUT_NAMES}
+    logits, out = net(inputs, torch.as_tensor(batch["legal"], device=device))
     valid = torch.as_tensor(batch["valid"], device=device)
     logp = torch.log_softmax(logits.masked_fill(~valid, -1e9), 1)
     policy = -(torch.as_tensor(batch["visits"], device=device) * logp).sum(1).mean()
