@@ -1,7 +1,7 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0``. ``path`` defaults to the game's
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0``. ``path`` defaults to the game's
 ruleset's shipped search network (``puct_<ruleset>.zip`` in ``hg_env/arena/models/``; hg2020's: the PPO
 model with a value fitted to 3,584 of its own games, ``hgenv train --config configs/expert_value.toml``),
 else its shipped PPO model (``ppo_<ruleset>.zip``). A model of ``hgenv train`` (kind ``boardnet``) or a search
@@ -18,7 +18,9 @@ the step revealed (phase, seat to move, tile drawn).
 One simulation selects down the tree by PUCT, ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)``
 (``P`` the network's prior of the move, ``Q`` its mean value for the seat to move, an unvisited move
 taking its node's own value; with ``qprior=K > 0`` each move's own one-turn lookahead value counts as
-K visits of its mean instead, as ``mcts`` counts it as one), steps the chosen moves on the batched
+K visits of its mean instead, as ``mcts`` counts it as one; with ``widen=w > 0`` only a node's
+``ceil(w * sqrt(N + 1))`` best moves by those values, else by prior, compete: ``mcts``' progressive
+widening), steps the chosen moves on the batched
 core, and evaluates the first new node: its legal moves come from ``hg_env.core.search.turn_lookahead``
 (which also gives the lookahead features the network reads and each move's one-turn value), its
 priors are the network's softmax over exactly those moves, and its value mixes the network's value
@@ -115,6 +117,7 @@ class Node:
         "pending",
         "player",
         "prior",
+        "ranked",
         "terminal",
         "total",
         "value",
@@ -125,7 +128,7 @@ class Node:
         self.player = player
         self.terminal = terminal
         self.actions: np.ndarray | None = None
-        self.prior = self.n = self.w = self.pending = None
+        self.prior = self.n = self.w = self.pending = self.ranked = None
         self.value: np.ndarray | None = None  # [seats] value vector of this node (its evaluation)
         self.move_value: np.ndarray | None = None  # [moves] each move's one-turn value for the seat to move
         self.total = 0
@@ -145,6 +148,9 @@ class Node:
         self.n = np.zeros(len(self.actions))
         self.w = np.zeros(len(self.actions))
         self.pending = np.zeros(len(self.actions))  # visits under way whose values have not come back
+        # the moves best first (progressive widening): by their own values where known, else by prior
+        key = self.prior if self.move_value is None else self.move_value
+        self.ranked = np.argsort(-key, kind="stable")
 
     def q(self, move_weight: float = 0.0) -> np.ndarray:
         """Mean value of every move for the seat to move. With ``move_weight > 0`` and the moves' own
@@ -155,11 +161,17 @@ class Node:
         first = float(self.value[self.player])
         return np.where(self.n > 0, self.w / np.maximum(self.n, 1), first)
 
-    def select(self, c_puct: float, move_weight: float = 0.0) -> int:
+    def select(self, c_puct: float, move_weight: float = 0.0, widen: float = 0.0) -> int:
         """``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (first of equals); ``n`` counts the visits
-        under way too, ``Q`` only those whose values came back."""
-        bonus = c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n + self.pending)
-        return int(np.argmax(self.q(move_weight) + bonus))
+        under way too, ``Q`` only those whose values came back. With ``widen > 0`` only the
+        ``ceil(widen * sqrt(N + 1))`` best moves (``ranked``) compete, as in ``mcts``."""
+        score = self.q(move_weight) + c_puct * self.prior * math.sqrt(self.total + 1) / (1.0 + self.n + self.pending)
+        if widen > 0:
+            width = math.ceil(widen * math.sqrt(self.total + 1))
+            if width < len(score):
+                top = np.sort(self.ranked[:width])  # in action order: the first of equals, as without widening
+                return int(top[np.argmax(score[top])])
+        return int(np.argmax(score))
 
     def best(self, move_weight: float = 0.0) -> int:
         """The most visited move; ties: the best mean, then the highest prior."""
@@ -200,6 +212,7 @@ class SearchSettings:
     noise: float = 0.0
     move_weight: float = 0.0  # visits each move's one-turn value counts for in its mean (0: none)
     virtual: str = "loss"  # a visit under way counts as a loss ("loss") or only against exploration ("visit")
+    widen: float = 0.0  # progressive widening: a node tries its ceil(widen * sqrt(N + 1)) best moves (0: all)
 
 
 def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
@@ -227,7 +240,7 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
 
 
 def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
-    k = node.select(settings.c_puct, settings.move_weight)
+    k = node.select(settings.c_puct, settings.move_weight, settings.widen)
     start_visit(node, k, settings.virtual)
     path.append((node, k))
     return int(node.actions[k])
@@ -509,6 +522,8 @@ class PUCTAgent(Agent):
         "beta": "sharpness of lookahead priors below net_depth: softmax of beta x each move's gain in lead (points)",
         "reuse": "1: the occupant decision after a placement continues the placement's subtree (its visits count "
         "toward sims); 0: every decision is searched afresh",
+        "widen": "progressive widening, as mcts: a node tries its ceil(widen*sqrt(N+1)) best moves (by their "
+        "one-turn values, else priors); 0: all",
     }
 
     def __init__(
@@ -529,18 +544,26 @@ class PUCTAgent(Agent):
         net_depth: int = 0,
         beta: float = 0.3,
         reuse: int = 0,
+        widen: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
             raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
-        if min(deals, time, temperature, c_puct, qprior, net_depth, beta) < 0:
-            raise ValueError("deals, time, temperature, c_puct, qprior, net_depth and beta must be >= 0")
+        if min(deals, time, temperature, c_puct, qprior, net_depth, beta, widen) < 0:
+            raise ValueError("deals, time, temperature, c_puct, qprior, net_depth, beta and widen must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
         check_virtual(virtual)
         self.path = path or ""
         self.settings = SearchSettings(
-            sims=sims, c_puct=c_puct, batch=batch, time=time, noise=noise, move_weight=qprior, virtual=virtual
+            sims=sims,
+            c_puct=c_puct,
+            batch=batch,
+            time=time,
+            noise=noise,
+            move_weight=qprior,
+            virtual=virtual,
+            widen=widen,
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
         self.net_depth, self.beta = int(net_depth), beta

@@ -94,6 +94,29 @@ def test_qprior_counts_each_move_s_own_value_as_visits():
     assert node.best(1.0) == 1
 
 
+def test_widen_lets_only_a_node_s_best_moves_compete():
+    """``widen`` (mcts' progressive widening): a node with N visits chooses among its
+    ``ceil(widen * sqrt(N + 1))`` best moves, ranked by their own values where known, else by prior."""
+    node = Node(0)
+    node.expand(
+        np.arange(4), np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.5, 0.5]), move_value=np.array([0.6, 0.9, 0.1, 0.5])
+    )
+    assert list(node.ranked) == [1, 0, 3, 2]
+    node.n[:] = [3, 3, 0, 0]
+    node.w[:] = [1.5, 0.3, 0.0, 0.0]  # move 1 disappointed: mean (0.3 + 0.9 + bias) / 4
+    node.total = 6
+    bonus = 2.0 * node.prior * np.sqrt(7) / (1.0 + node.n)
+    everything = int(np.argmax(node.q(1.0) + bonus))
+    assert everything == 3  # the untried move with the largest prior
+    assert node.select(2.0, 1.0) == everything
+    assert node.select(2.0, 1.0, widen=1.0) == 3  # ceil(sqrt(7)) = 3 compete: moves 1, 0 and 3
+    assert node.select(2.0, 1.0, widen=0.5) == 0  # ceil(sqrt(7) / 2) = 2 compete: moves 1 and 0
+    by_prior = Node(0)
+    by_prior.expand(np.arange(3), np.array([0.2, 0.5, 0.3]), np.array([0.5, 0.5]))
+    assert list(by_prior.ranked) == [1, 2, 0]
+    assert by_prior.select(1.0, widen=0.5) == 1  # one move competes: the prior's favourite
+
+
 def test_priors_steer_the_visits():
     """A prior that prefers a move makes the search visit it more (same values)."""
     game = TwoStepGame()
@@ -266,7 +289,7 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
         agent.act_batch(None, masks, None)
 
 
-@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1"])
+@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1"])
 def test_puct_is_deterministic_given_its_seed(options):
     state = _position(9)
     results = []
@@ -299,6 +322,16 @@ def test_puct_never_reads_the_undrawn_order(options):
     assert roots[0].best() == roots[1].best()
 
 
+def test_widened_search_visits_only_the_root_s_best_moves_by_their_one_turn_values():
+    """With ``widen=1`` a root's 16th simulation chooses among its ceil(sqrt(16)) = 4 best moves, so
+    no other move is ever visited; the ranking is the moves' one-turn values (``qprior``)."""
+    state = _position(10)  # a placement: 13 moves
+    root = make_agent("puct:sims=16,deals=2,batch=4,qprior=1,widen=1", seed=3).search(state, np.array([0]))[0]
+    assert len(root.actions) > 4 and root.n.sum() == 16
+    assert set(np.flatnonzero(root.n)) <= set(root.ranked[:4])
+    assert root.move_value[root.ranked[0]] == root.move_value.max()
+
+
 def test_puct_refuses_bad_options_and_another_rulesets_model():
     with pytest.raises(ValueError, match="mix"):
         make_agent("puct:mix=2")
@@ -308,6 +341,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:qprior=-1")
     with pytest.raises(ValueError, match="net_depth"):
         make_agent("puct:net_depth=-1")
+    with pytest.raises(ValueError, match="widen"):
+        make_agent("puct:widen=-1")
     with pytest.raises(ValueError, match="reuse must be 0 or 1"):
         make_agent("puct:reuse=2")
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
