@@ -1,12 +1,13 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0``. ``path`` defaults to the game's
-ruleset's shipped search network (``puct_<ruleset>.zip`` in ``hg_env/arena/models/``; hg2020's: the PPO
-model with a value fitted to 3,584 of its own games, ``hgenv train --config configs/expert_value.toml``),
-else its shipped PPO model (``ppo_<ruleset>.zip``). A model of ``hgenv train`` (kind ``boardnet``) or a search
-network of expert iteration (kind ``searchnet``, ``hg_env.agents.search_net``) both work. At the
-defaults a move costs about 15% less CPU than ``mcts`` at its defaults (hg2020, either network).
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0``.
+``path`` defaults to the game's ruleset's shipped search network (``puct_<ruleset>.zip`` in
+``hg_env/arena/models/``; hg2020's: the PPO model with a value fitted to 3,584 of its own games,
+``hgenv train --config configs/expert_value.toml``), else its shipped PPO model (``ppo_<ruleset>.zip``).
+A model of ``hgenv train`` (kind ``boardnet``) or a search network of expert iteration (kind
+``searchnet``, ``hg_env.agents.search_net``) both work. At the defaults a move costs about 15% less
+CPU than ``mcts`` at its defaults (hg2020, either network).
 
 Hidden information is handled as ``mcts`` does (``hg_env.agents.mcts``): simulations start from
 copies of the position whose undrawn tiles are re-dealt (``hg_env.core.search.redeal``), never from
@@ -32,13 +33,18 @@ does; README: Expert iteration compares the two). All games
 searched at once (``act_batch``: every game of an evaluation, every game of expert iteration's
 self-play) share one lookahead and one network call per step: leaves are evaluated in batches.
 
-Two ways to spend less CPU per simulation or per move. With ``net_depth=K > 0`` only leaves fewer
+Three ways to spend less CPU per simulation or per move. With ``net_depth=K > 0`` only leaves fewer
 than K decision levels below the root are evaluated by the network; deeper ones skip its board
 planes and forward pass: their priors are a softmax of ``beta`` times each move's one-turn gain in
 lead (points), their value mixes the lookahead's with the search network's value skip
 (``SearchNet.linear_value``: the whole value of the shipped hg2020 network, whose MLP is silent).
 With ``reuse=1`` the occupant decision that follows the agent's placement continues the subtree
-searched below that placement (as ``mcts`` does), and its visits count toward ``sims``.
+searched below that placement (as ``mcts`` does), and its visits count toward ``sims``. With ``stop=1``
+a decision stops after the round in which its most visited move's lead in visits passes the
+simulations left (``settled``): the rest could not change the move played, so at ``temperature=0``
+the agent plays the moves of the whole search at less CPU (with ``deals > 0`` the deals are drawn up
+front, so its generator ends where it would have and so do its games), and a larger ``sims`` costs
+less where the choice is clear early.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
@@ -213,6 +219,7 @@ class SearchSettings:
     move_weight: float = 0.0  # visits each move's one-turn value counts for in its mean (0: none)
     virtual: str = "loss"  # a visit under way counts as a loss ("loss") or only against exploration ("visit")
     widen: float = 0.0  # progressive widening: a node tries its ceil(widen * sqrt(N + 1)) best moves (0: all)
+    stop: bool = False  # a tree stops once its most visited root move cannot be overtaken (``settled``)
 
 
 def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
@@ -221,7 +228,8 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
 
     Each round every tree still short of its simulations selects up to ``batch`` paths (virtual
     loss: a visit counts before its value comes back), all paths are stepped together, and all new
-    leaves are evaluated in one ``game.evaluate`` call."""
+    leaves are evaluated in one ``game.evaluate`` call. With ``settings.stop`` a tree stops early
+    once ``settled``."""
     if settings.noise > 0:
         for root in roots:
             if len(root.actions) > 1:
@@ -230,6 +238,8 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
     deadline = _time.perf_counter() + settings.time * len(roots) if settings.time > 0 else math.inf
     done = np.array([int(root.n.sum()) for root in roots], dtype=np.int64)  # a kept root's visits count
     while True:
+        if settings.stop:
+            done = np.where([settled(root, settings.sims - d) for root, d in zip(roots, done)], settings.sims, done)
         todo = np.flatnonzero(done < settings.sims)
         if not len(todo) or _time.perf_counter() >= deadline:
             break
@@ -237,6 +247,15 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
         _simulate(game, roots, np.repeat(todo, counts), settings, rng)
         done[todo] += counts
     return roots
+
+
+def settled(root: Node, left: int) -> bool:
+    """Whether ``left`` more simulations cannot change the root's most visited move: its lead in
+    visits over the runner-up exceeds them (``Node.best`` then picks it whatever they do)."""
+    if left <= 0 or len(root.n) < 2:
+        return True
+    second, first = np.partition(root.n, len(root.n) - 2)[-2:]
+    return first - second > left
 
 
 def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
@@ -524,6 +543,8 @@ class PUCTAgent(Agent):
         "toward sims); 0: every decision is searched afresh",
         "widen": "progressive widening, as mcts: a node tries its ceil(widen*sqrt(N+1)) best moves (by their "
         "one-turn values, else priors); 0: all",
+        "stop": "1: a decision stops once its most visited move can no longer be overtaken by the simulations "
+        "left (the same move at less CPU when temperature=0); 0: all sims",
     }
 
     def __init__(
@@ -545,6 +566,7 @@ class PUCTAgent(Agent):
         beta: float = 0.3,
         reuse: int = 0,
         widen: float = 0.0,
+        stop: int = 0,
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
@@ -553,6 +575,8 @@ class PUCTAgent(Agent):
             raise ValueError("deals, time, temperature, c_puct, qprior, net_depth, beta and widen must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
             raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
+        if stop not in (0, 1):
+            raise ValueError(f"stop must be 0 or 1, got {stop!r}")
         check_virtual(virtual)
         self.path = path or ""
         self.settings = SearchSettings(
@@ -564,6 +588,7 @@ class PUCTAgent(Agent):
             move_weight=qprior,
             virtual=virtual,
             widen=widen,
+            stop=bool(stop),
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
         self.net_depth, self.beta = int(net_depth), beta

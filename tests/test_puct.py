@@ -18,6 +18,7 @@ from hg_env.agents.puct import (  # noqa: E402
     position_key,
     ppo_model,
     search_trees,
+    settled,
 )
 from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, rotation_tables  # noqa: E402
 from hg_env.core import engine, search  # noqa: E402
@@ -148,6 +149,37 @@ def test_virtual_visit_search_finds_the_best_move_and_settles_every_visit():
     assert root.best() == 1
     assert root.n.sum() == root.total == 200 and not root.pending.any()
     assert root.w[1] / root.n[1] == pytest.approx(0.5, abs=0.05)
+
+
+def test_a_root_is_settled_when_its_lead_exceeds_the_simulations_left():
+    root = Node(0)
+    root.expand(np.arange(3), np.full(3, 1 / 3), np.array([0.5, 0.5]))
+    root.n[:] = [3, 10, 0]
+    assert settled(root, 6) and not settled(root, 7)  # 7 more could all go to move 0: a tie with move 1
+    assert settled(root, 0)
+    single = Node(0)
+    single.expand(np.arange(1), np.ones(1), np.array([0.5, 0.5]))
+    assert settled(single, 100)  # one move: nothing to decide
+
+
+def test_stop_ends_a_search_once_its_choice_cannot_change():
+    """``SearchSettings.stop``: a tree stops after the round in which its most visited root move's
+    lead passes the simulations left; the move chosen is the one the whole search chooses."""
+    game = TwoStepGame()
+    full = search_trees(game, [_root(game)], SearchSettings(sims=200, c_puct=1.0, batch=4), np.random.default_rng(0))
+    stopped = search_trees(
+        game, [_root(game)], SearchSettings(sims=200, c_puct=1.0, batch=4, stop=True), np.random.default_rng(0)
+    )
+    assert full[0].n.sum() == 200 and stopped[0].n.sum() < 200
+    assert stopped[0].best() == full[0].best() == 1
+    assert settled(stopped[0], 200 - int(stopped[0].n.sum()))
+    visits = stopped[0].n.sum()  # the round before the last had not settled it
+    assert not settled(_replay(game, int(visits) - 4), 200 - (int(visits) - 4))
+
+
+def _replay(game: TwoStepGame, sims: int) -> Node:
+    settings = SearchSettings(sims=sims, c_puct=1.0, batch=4)
+    return search_trees(game, [_root(game)], settings, np.random.default_rng(0))[0]
 
 
 # ---------------------------------------------------------------- the batched core
@@ -289,7 +321,7 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
         agent.act_batch(None, masks, None)
 
 
-@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1"])
+@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1", "stop=1"])
 def test_puct_is_deterministic_given_its_seed(options):
     state = _position(9)
     results = []
@@ -332,6 +364,25 @@ def test_widened_search_visits_only_the_root_s_best_moves_by_their_one_turn_valu
     assert root.move_value[root.ranked[0]] == root.move_value.max()
 
 
+def test_stop_plays_the_moves_of_the_whole_search_with_fewer_simulations():
+    """``stop=1`` on the core: over a game's first decisions the same moves as without it (the
+    deals are drawn up front, so stopping early leaves the agent's generator where it was), at
+    fewer root visits in all."""
+    state = _position(4)
+    agents = [make_agent(f"puct:sims=64,deals=4,batch=8,qprior=1,c_puct=0.1,stop={s}", seed=2) for s in (0, 1)]
+    visits = [0, 0]
+    for _ in range(6):
+        masks = engine.legal_action_mask(state)
+        moves = []
+        for i, agent in enumerate(agents):
+            root = agent.search(state, np.array([0]), masks)[0]
+            visits[i] += int(root.n.sum())
+            moves.append(agent.act_batch(None, masks, state)[0])
+        assert moves[0] == moves[1]
+        engine.step(state, np.array(moves[:1]))
+    assert visits[1] < visits[0]
+
+
 def test_puct_refuses_bad_options_and_another_rulesets_model():
     with pytest.raises(ValueError, match="mix"):
         make_agent("puct:mix=2")
@@ -345,6 +396,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:widen=-1")
     with pytest.raises(ValueError, match="reuse must be 0 or 1"):
         make_agent("puct:reuse=2")
+    with pytest.raises(ValueError, match="stop must be 0 or 1"):
+        make_agent("puct:stop=2")
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
         make_agent("puct:virtual=win")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
