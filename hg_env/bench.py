@@ -5,7 +5,9 @@ at B = 1, 64, 1024 and 4096 (with the sampler and the engine alone), and bytes o
 game; ``--compare REV`` measures another revision interleaved. ``bench env``: AEC steps per
 CPU-second next to PettingZoo's chess and connect four. ``bench calls``: numpy calls per
 decision. ``bench fingerprint``: digests of seeded games (tests/test_fingerprint.py). ``bench train``
-(hg_env.train.throughput): learner steps per second of PPO, plain and with the lookahead.
+(hg_env.train.throughput): learner steps per second of PPO, plain and with the lookahead. ``bench agents
+--agents A B ...``: CPU and wall seconds per decision of agents deciding the same positions, interleaved
+(the first agent's games), and how often each chose the first one's move.
 """
 
 from __future__ import annotations
@@ -357,6 +359,80 @@ def print_env(result: dict, as_json: bool) -> None:
     for name, rate in rates.items():
         ratio = "" if name == env else f"   ({env} is {ours / rate:.2f}x)"
         print(f"  {name:<22} {rate:>10,.0f}{ratio}")
+
+
+def bench_agents(
+    specs: list[str], games: int = 2, seed: int = 0, ruleset: str = "hg2020", num_players: int = 2
+) -> dict:
+    """CPU (``time.process_time``) and wall seconds per decision of agents ``specs`` on the same
+    positions: the first agent plays every seat of ``games`` games (deck seeds ``seed``, ``seed + 1``,
+    ...; every agent reset with the game's seed), and at each of its decisions with more than one
+    legal move every agent decides too, in an order that rotates from one decision to the next so
+    that none always goes first. Also counts the decisions where each chose the first agent's move.
+    Agents that keep state between decisions see the first agent's moves, not their own."""
+    from hg_env.agents.base import make_agent
+    from hg_env.arena.tournament import seat_observation
+    from hg_env.game import Game
+
+    if not specs:
+        raise ValueError("bench agents needs at least one agent spec")
+    if not 1 <= games <= 10_000:
+        raise ValueError(f"games must be 1..10000, got {games}")
+    agents = [make_agent(spec) for spec in specs]
+    cpu, wall = np.zeros(len(specs)), np.zeros(len(specs))
+    same = np.zeros(len(specs), dtype=np.int64)
+    decisions = 0
+    for g in range(games):
+        game = Game(num_players=num_players, seed=seed + g, ruleset=ruleset)
+        for agent in agents:
+            agent.reset(seed + g)
+        while not game.is_over:
+            mask = game.action_mask()
+            if np.count_nonzero(mask) == 1:
+                game.step(int(np.flatnonzero(mask)[0]))
+                continue
+            chosen = np.zeros(len(specs), dtype=np.int64)
+            for i in np.roll(np.arange(len(specs)), -decisions):
+                agent = agents[i]
+                w0, c0 = time.perf_counter(), time.process_time()
+                obs = seat_observation(game, game.current_player) if agent.uses_observation else None
+                chosen[i] = agent.act(obs, mask.copy(), game.copy())
+                cpu[i] += time.process_time() - c0
+                wall[i] += time.perf_counter() - w0
+            same += chosen == chosen[0]
+            decisions += 1
+            game.step(int(chosen[0]))
+    per = max(decisions, 1)
+    return {
+        "ruleset": ruleset,
+        "games": games,
+        "decisions": decisions,
+        "agents": [
+            {
+                "spec": spec,
+                "cpu_s_per_decision": round(float(cpu[i]) / per, 5),
+                "wall_s_per_decision": round(float(wall[i]) / per, 5),
+                "cpu_ratio": round(float(cpu[i] / max(cpu[0], 1e-12)), 3),
+                "same_move": int(same[i]),
+            }
+            for i, spec in enumerate(specs)
+        ],
+    }
+
+
+def print_agents(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result))
+        return
+    n = result["decisions"]
+    games = f"{result['games']} game" + ("s" if result["games"] != 1 else "")
+    print(f"{n} decisions with a choice, {games} of {result['ruleset']} (the first agent's moves)")
+    print(f"  {'agent':<48} {'CPU s/decision':>14} {'wall s':>8} {'CPU / first':>11} {'same move':>10}")
+    for row in result["agents"]:
+        print(
+            f"  {row['spec']:<48} {row['cpu_s_per_decision']:>14.4f} {row['wall_s_per_decision']:>8.4f} "
+            f"{row['cpu_ratio']:>11.2f} {row['same_move']:>6}/{n}"
+        )
 
 
 def fingerprint(num_games: int = 12, seed: int = 0, one_state_per_game: bool = False, **rule_flags) -> dict[str, str]:

@@ -4,7 +4,8 @@ Commands (``hgenv <command> --help`` for options)::
 
     demo        a seeded game between random agents: scoring events and final scores
     agents      the agents of spec strings, their options and defaults
-    bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env)
+    bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env),
+                ``bench agents`` (CPU per decision of agents on the same positions)
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
     ladder      an agent's rating on the ruleset's fixed scale; ``ladder build``, ``ladder table``: its reference games
     replay      a saved game record as an animated GIF, a PNG of the board or an HTML viewer
@@ -117,6 +118,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             module.print_compare_train(result, args.json)
         else:
             module.print_train(module.bench_train(steps=args.steps, threads=args.threads), args.json)
+        return 0
+    if args.what == "agents":
+        if not args.agents:
+            raise ValueError("bench agents needs --agents SPEC [SPEC ...]")
+        bench.print_agents(bench.bench_agents(args.agents, args.games, args.seed, args.ruleset), args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -325,7 +331,10 @@ def build_parser() -> argparse.ArgumentParser:
     agents = sub.add_parser("agents", help="list the agents, their options and defaults")
     agents.set_defaults(func=cmd_agents)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls"], help="%(choices)s")
+    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls", "agents"], help="%(choices)s")
+    bench.add_argument("--agents", nargs="+", help="agents: specs deciding the same positions (the first one's games)")
+    bench.add_argument("--games", type=int, default=2, help="agents: games played by the first agent")
+    bench.add_argument("--seed", type=int, default=0, help="agents: the first game's deck seed and agent seed")
     bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
     bench.add_argument(
         "--compare", metavar="REV", help="core, train: also measure git revision REV, interleaved (ratio new/old)"

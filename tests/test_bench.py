@@ -35,6 +35,24 @@ def test_bench_compare_measures_another_revision_interleaved() -> None:
     assert row["new_per_cpu_s"] > 0 and row["old_per_cpu_s"] > 0 and row["ratio"] > 0
 
 
+def test_bench_agents_times_agents_on_the_same_positions(capsys) -> None:
+    """``bench agents``: every agent decides each position of the first agent's game; a copy of the
+    first agent (same seed) chooses its move every time, and every decision is timed."""
+    assert main(["bench", "agents", "--agents", "greedy", "random", "greedy", "--games", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 1 and result["decisions"] > 20
+    first, other, copy = result["agents"]
+    assert [row["spec"] for row in result["agents"]] == ["greedy", "random", "greedy"]
+    assert first["same_move"] == copy["same_move"] == result["decisions"] > other["same_move"]
+    assert first["cpu_ratio"] == 1.0 and all(row["cpu_s_per_decision"] > 0 for row in result["agents"])
+    assert main(["bench", "agents", "--agents", "greedy", "--games", "1"]) == 0
+    assert "decisions with a choice" in capsys.readouterr().out
+    assert main(["bench", "agents"]) == 2
+    assert "needs --agents" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="games must be"):
+        bench.bench_agents(["greedy"], games=0)
+
+
 def test_bench_env_json_line(capsys) -> None:
     pytest.importorskip("chess")  # pettingzoo[classic], from the dev extra
     assert main(["bench", "env", "--json", "--seconds", "0.3"]) == 0

@@ -163,7 +163,7 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
                 explanations[str(len(game.history))] = {"seat": seat, "agent": game_spec.agents[seat], "rows": rows}
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            obs = _observation(game, seat) if seated[seat].uses_observation else None
+            obs = seat_observation(game, seat) if seated[seat].uses_observation else None
             action = seated[seat].act(obs, mask.copy(), game.copy())
         except Exception as err:
             error = _error(game_spec, seat, len(game.history), _message(err))
@@ -239,7 +239,8 @@ def _message(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}\n" + "".join(tail)
 
 
-def _observation(game: Game, seat: int) -> np.ndarray:
+def seat_observation(game: Game, seat: int) -> np.ndarray:
+    """What an agent that reads observations (``Agent.uses_observation``) sees of ``game`` from ``seat``."""
     from hg_env.core.observation import observe
 
     return observe(game.state, np.array([0]), np.array([seat]))[0]
@@ -398,7 +399,7 @@ def check_agents(config: TournamentConfig) -> None:
     """Build every agent and check it can play this game before any game is played: a policy of
     another ruleset or board would otherwise lose every one of its games as an error."""
     game = Game(num_players=config.players, seed=0, ruleset=config.ruleset, **config.flags)
-    board = _observation(game, 0).shape
+    board = seat_observation(game, 0).shape
     for spec in config.agents:
         agent = make_agent(spec)  # ValueError naming a bad spec or an unreadable model
         plays = getattr(agent, "ruleset", None)
