@@ -217,7 +217,7 @@ class MCTSAgent(Agent):
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
         self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
         self.virtual = virtual
-        self._kept: tuple[int, Node] | None = None  # (decisions taken by then, subtree) for reuse
+        self._kept: tuple[bytes, Node] | None = None  # (position key, subtree) for reuse
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -390,23 +390,22 @@ class MCTSAgent(Agent):
     # ------------------------------------------------------------ tree reuse
 
     def _keep_subtree(self, root_state: State, root: Node, best: int) -> None:
-        """After a placement, keep the subtree of the occupant decision that follows on the same tile."""
+        """After a placement, keep the subtree of the occupant decision that follows on the same tile,
+        under the key of the position the placement leads to (``search.position_key``): it is reused
+        only there, not after another placement (one a player other than this agent chose)."""
         self._kept = None
         if root_state.phase[0] != PLACE:
             return
         child = occupant_subtree(root, best)
         if child is not None:
-            self._kept = (int(root_state.decisions[0]) + 1, child)
+            after = search.plain_copy(root_state)
+            engine.step(after, root.actions[best : best + 1])  # a placement with an occupant to choose draws nothing
+            self._kept = (search.position_key(after, 0), child)
 
     def _reused_root(self, root_state: State) -> Node | None:
-        """The kept subtree if this is the decision it was kept for, else None."""
+        """The kept subtree if this is the position it was kept for, else None."""
         kept, self._kept = self._kept, None
         if kept is None:
             return None
-        decisions, node = kept
-        fresh = engine.legal_action_mask(root_state)[0]
-        if int(root_state.decisions[0]) != decisions or int(root_state.current[0]) != node.player:
-            return None
-        if not fresh[node.actions].all():
-            return None
-        return node
+        key, node = kept
+        return node if search.position_key(root_state, 0) == key else None  # the key holds the seat to move

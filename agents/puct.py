@@ -494,24 +494,6 @@ class CoreGame:
         return search.win_values(positions, rows)
 
 
-def position_key(state: State, row: int) -> bytes:
-    """What identifies game ``row``'s position for keeping a subtree: its public arrays (the board,
-    occupants, scores, supplies, decisions taken and whose decision it is), not the deck order."""
-    parts = (
-        state.decisions,
-        state.current,
-        state.phase,
-        state.tile_to_place,
-        state.board_tile,
-        state.board_rot,
-        state.occupant_seat,
-        state.occupant_local,
-        state.score,
-        state.supply,
-    )
-    return b"".join(np.ascontiguousarray(part[row]).tobytes() for part in parts)
-
-
 # ---------------------------------------------------------------- the agent
 
 
@@ -595,7 +577,7 @@ class PUCTAgent(Agent):
         if reuse not in (0, 1):
             raise ValueError(f"reuse must be 0 or 1, got {reuse!r}")
         self.reuse = bool(reuse)
-        self._kept: dict[bytes, Node] = {}  # position_key -> the subtree kept for that decision (act_batch)
+        self._kept: dict[bytes, Node] = {}  # search.position_key -> the subtree kept for that decision (act_batch)
         self._nets: dict[str, tuple[Any, dict]] = {}
         if path:
             self._load(path, None)
@@ -654,14 +636,14 @@ class PUCTAgent(Agent):
 
     def _keep(self, state: State, row: int, root: Node, k: int) -> None:
         """After a placement, keep the subtree of the same seat's decision that follows it on the same
-        tile (its occupant), under the key of the position that move leads to (``position_key``)."""
+        tile (its occupant), under the key of the position that move leads to (``search.position_key``)."""
         child = occupant_subtree(root, k) if state.phase[row] == PLACE else None
         if child is None:
             return
         after = search.plain_copy(state, np.array([row]))
         engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
         if int(after.current[0]) == root.player and int(after.tile_to_place[0]) < 0:
-            self._kept[position_key(after, 0)] = child
+            self._kept[search.position_key(after, 0)] = child
 
     def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
         """Search the decisions of games ``rows`` of ``state`` (which is not changed) together; their
@@ -684,7 +666,7 @@ class PUCTAgent(Agent):
                 root.n[0] = root.total = 1
             else:
                 searched.append(j)
-                old = kept.get(position_key(roots_state, j)) if kept else None
+                old = kept.get(search.position_key(roots_state, j)) if kept else None
                 if old is not None and np.array_equal(old.actions, legal):  # the key holds the seat to move
                     root = old  # the subtree kept from this seat's placement: its visits count
                 else:

@@ -82,6 +82,38 @@ def test_mcts_virtual_visit_keeps_the_means_of_edges_under_way() -> None:
         make_agent("mcts:virtual=win")
 
 
+def test_mcts_reuses_its_occupant_subtree_only_after_its_own_placement() -> None:
+    """mcts keeps the subtree below its placement for the occupant decision that follows, under the
+    key of the position that placement leads to: after another placement (one a player other than the
+    agent chose, as in ``hgenv bench agents``, which asks every agent the first one's positions) it
+    searches afresh instead of reusing moves that belong to another position."""
+    game = Game(num_players=2, seed=4)
+    driver = make_agent("greedy", seed=0)
+    agent = make_agent("mcts:sims=48", seed=1)
+    while True:  # a placement after which mcts keeps a subtree, and another placement that needs an occupant
+        if game.phase == "place":
+            action = agent.act(None, game.action_mask(), game)
+            kept = agent._kept
+            others = [a for a in game.legal_actions() if a != action and _occupant_follows(game, a)]
+            if kept is not None and others:
+                break
+        game.step(driver.act(None, game.action_mask(), game))
+    own, other = game.copy(), game.copy()
+    own.step(action)
+    other.step(others[0])
+    assert agent._reused_root(own.state) is kept[1]
+    agent._kept = kept
+    assert agent._reused_root(other.state) is None
+    agent._kept = kept
+    assert other.action_mask()[agent.act(None, other.action_mask(), other)]  # a fresh search, legal
+
+
+def _occupant_follows(game: Game, action: int) -> bool:
+    after = game.copy()
+    after.step(action)
+    return after.phase == "occupy" and after.current_player == game.current_player
+
+
 def test_mcts_greedy_rollouts_play_legally() -> None:
     assert play(["mcts:sims=2,rollout=greedy,depth=2", "random"], seed=3).is_over
 

@@ -15,7 +15,6 @@ from hg_env.agents.puct import (  # noqa: E402
     PUCTAgent,
     SearchSettings,
     default_model,
-    position_key,
     ppo_model,
     search_trees,
     settled,
@@ -301,7 +300,7 @@ def test_the_occupant_decision_continues_the_subtree_of_the_placement_before_it(
     assert 0 < carried < 16
     elsewhere = agent.search(_position(9), np.array([0]))[0]  # another game's decision: searched afresh
     assert elsewhere is not kept and not agent._kept
-    agent._kept = {position_key(state, 0): kept}
+    agent._kept = {search.position_key(state, 0): kept}
     root = agent.search(state, np.array([0]))[0]
     assert root is kept and root.n.sum() == 16  # the carried visits count toward sims
     assert np.array_equal(root.actions, np.flatnonzero(engine.legal_action_mask(state)[0]))

@@ -148,6 +148,24 @@ def plain_copy(state: State, rows: np.ndarray | None = None) -> State:
         state.events = events
 
 
+def position_key(state: State, row: int) -> bytes:
+    """What identifies game ``row``'s position for keeping a subtree: its public arrays (the board,
+    occupants, scores, supplies, decisions taken and whose decision it is), not the deck order."""
+    parts = (
+        state.decisions,
+        state.current,
+        state.phase,
+        state.tile_to_place,
+        state.board_tile,
+        state.board_rot,
+        state.occupant_seat,
+        state.occupant_local,
+        state.score,
+        state.supply,
+    )
+    return b"".join(np.ascontiguousarray(part[row]).tobytes() for part in parts)
+
+
 # ---------------------------------------------------------------- the estimate
 
 
