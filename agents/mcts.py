@@ -57,7 +57,8 @@ of 8, README: Expert iteration). The move played
 is the most visited edge at the root (ties: best mean value). With
 ``time > 0`` the search also stops after that many seconds per decision
 (results then depend on machine speed). The subtree below the chosen
-placement is kept for the occupant decision that follows it.
+placement is kept for the occupant decision that follows it, and reused only in
+the position that placement leads to (``search.position_key``).
 """
 
 from __future__ import annotations
