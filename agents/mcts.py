@@ -131,6 +131,20 @@ def occupant_subtree(root: Any, k: int) -> Any | None:
     return None
 
 
+def subtree_to_keep(state: State, row: int, root: Any, k: int) -> tuple[bytes, Any] | None:
+    """After placement ``k`` of ``root`` (the search of game ``row`` of ``state``): its searched
+    occupant subtree (``occupant_subtree``) with the key of the position that placement leads to
+    (``search.position_key``), where it is to be reused and nowhere else; None when there is none."""
+    child = occupant_subtree(root, k) if state.phase[row] == PLACE else None
+    if child is None:
+        return None
+    after = search.plain_copy(state, np.array([row]))
+    engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
+    if int(after.current[0]) != root.player or int(after.tile_to_place[0]) >= 0:
+        return None
+    return search.position_key(after, 0), child
+
+
 class Node:
     """A decision point: edges sorted by heuristic value, with visit counts and value sums."""
 
@@ -394,14 +408,7 @@ class MCTSAgent(Agent):
         """After a placement, keep the subtree of the occupant decision that follows on the same tile,
         under the key of the position the placement leads to (``search.position_key``): it is reused
         only there, not after another placement (one a player other than this agent chose)."""
-        self._kept = None
-        if root_state.phase[0] != PLACE:
-            return
-        child = occupant_subtree(root, best)
-        if child is not None:
-            after = search.plain_copy(root_state)
-            engine.step(after, root.actions[best : best + 1])  # a placement with an occupant to choose draws nothing
-            self._kept = (search.position_key(after, 0), child)
+        self._kept = subtree_to_keep(root_state, 0, root, best)
 
     def _reused_root(self, root_state: State) -> Node | None:
         """The kept subtree if this is the position it was kept for, else None."""

@@ -76,13 +76,13 @@ from hg_env.agents.mcts import (
     VIRTUAL_DOC,
     check_virtual,
     end_visit,
-    occupant_subtree,
     prior_visit_means,
     start_visit,
+    subtree_to_keep,
 )
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OVER, PLACE
+from hg_env.core.state import OVER
 
 if TYPE_CHECKING:
     from torch import nn
@@ -637,13 +637,9 @@ class PUCTAgent(Agent):
     def _keep(self, state: State, row: int, root: Node, k: int) -> None:
         """After a placement, keep the subtree of the same seat's decision that follows it on the same
         tile (its occupant), under the key of the position that move leads to (``search.position_key``)."""
-        child = occupant_subtree(root, k) if state.phase[row] == PLACE else None
-        if child is None:
-            return
-        after = search.plain_copy(state, np.array([row]))
-        engine.step(after, root.actions[k : k + 1])  # a placement with an occupant to choose draws nothing
-        if int(after.current[0]) == root.player and int(after.tile_to_place[0]) < 0:
-            self._kept[search.position_key(after, 0)] = child
+        kept = subtree_to_keep(state, row, root, k)
+        if kept is not None:
+            self._kept[kept[0]] = kept[1]
 
     def search(self, state: State, rows: np.ndarray, masks: np.ndarray | None = None) -> list[Node]:
         """Search the decisions of games ``rows`` of ``state`` (which is not changed) together; their
