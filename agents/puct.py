@@ -1,7 +1,7 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0``.
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0,look_scale=10``.
 ``path`` defaults to the game's ruleset's shipped search network (``puct_<ruleset>.zip`` in
 ``hg_env/arena/models/``; hg2020's: the PPO model with a value fitted to 3,584 of its own games,
 ``hgenv train --config configs/expert_value.toml``), else its shipped PPO model (``ppo_<ruleset>.zip``).
@@ -26,7 +26,9 @@ core, and evaluates the first new node: its legal moves come from ``hg_env.core.
 (which also gives the lookahead features the network reads and each move's one-turn value), its
 priors are the network's softmax over exactly those moves, and its value mixes the network's value
 with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its value network with
-rollouts). ``batch`` simulations per searched game run together, kept apart by their visits under
+rollouts). The lookahead's win values, of the leaf and of each move, are a logistic of the estimated
+final lead with ``look_scale`` points of spread early in the game, a third of it at the end
+(``search.win_transform``; ``mcts`` uses 40). ``batch`` simulations per searched game run together, kept apart by their visits under
 way: with ``virtual=loss`` such a visit counts as a lost one until its value comes back, with
 ``virtual=visit`` it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT
 does; README: Expert iteration compares the two). All games
@@ -339,11 +341,19 @@ class NetworkEvaluator:
     Positions must be re-deals (never the real deck order): the lookahead reads the decks as given."""
 
     def __init__(
-        self, net: nn.Module, metadata: dict, mix: float, scale: float, net_depth: int = 0, beta: float = 0.3
+        self,
+        net: nn.Module,
+        metadata: dict,
+        mix: float,
+        scale: float,
+        net_depth: int = 0,
+        beta: float = 0.3,
+        look_scale: float = 10.0,
     ) -> None:
         self.net = net
         self.kind = metadata.get("kind", "boardnet")
         self.mix, self.scale, self.net_depth, self.beta = mix, scale, net_depth, beta
+        self.look_scale = look_scale
         config = (metadata.get("extra") or {}).get("config") or {}
         env = config.get("env") or {}
         self.reward = env.get("reward", "score_diff")
@@ -366,8 +376,9 @@ class NetworkEvaluator:
         if depths is not None and self.net_depth:
             near = np.asarray(depths) < self.net_depth
         if near.all():
-            return self.from_inputs(network_inputs(states, rows, searchnet=searchnet), states, rows)
-        inputs = network_inputs(states, rows, searchnet=searchnet, board=False)
+            inputs = network_inputs(states, rows, searchnet=searchnet, look_scale=self.look_scale)
+            return self.from_inputs(inputs, states, rows)
+        inputs = network_inputs(states, rows, searchnet=searchnet, board=False, look_scale=self.look_scale)
         out: list[Any] = [None] * len(rows)
         deep = np.flatnonzero(~near)
         for j, evaluation in zip(deep, self.from_lookahead(take_inputs(inputs, deep), states, rows[deep])):
@@ -525,6 +536,8 @@ class PUCTAgent(Agent):
         "toward sims); 0: every decision is searched afresh",
         "widen": "progressive widening, as mcts: a node tries its ceil(widen*sqrt(N+1)) best moves (by their "
         "one-turn values, else priors); 0: all",
+        "look_scale": "logistic spread in points (early; a third at the end) of the one-turn lookahead's win "
+        "values: its leaf value and each move's value (mcts: its scale, 40)",
         "stop": "1: a decision stops once its most visited move can no longer be overtaken by the simulations "
         "left (the same move at less CPU when temperature=0); 0: all sims",
     }
@@ -549,14 +562,18 @@ class PUCTAgent(Agent):
         reuse: int = 0,
         widen: float = 0.0,
         stop: int = 0,
+        look_scale: float = 10.0,
     ) -> None:
         super().__init__(seed)
         if sims < 1 or batch < 1:
             raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
         if min(deals, time, temperature, c_puct, qprior, net_depth, beta, widen) < 0:
             raise ValueError("deals, time, temperature, c_puct, qprior, net_depth, beta and widen must be >= 0")
-        if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0:
-            raise ValueError(f"mix and noise must be in [0, 1], scale > 0; got mix={mix}, noise={noise}, scale={scale}")
+        if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0 or look_scale <= 0:
+            raise ValueError(
+                "mix and noise must be in [0, 1], scale and look_scale > 0; "
+                f"got mix={mix}, noise={noise}, scale={scale}, look_scale={look_scale}"
+            )
         if stop not in (0, 1):
             raise ValueError(f"stop must be 0 or 1, got {stop!r}")
         check_virtual(virtual)
@@ -573,7 +590,7 @@ class PUCTAgent(Agent):
             stop=bool(stop),
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
-        self.net_depth, self.beta = int(net_depth), beta
+        self.net_depth, self.beta, self.look_scale = int(net_depth), beta, look_scale
         if reuse not in (0, 1):
             raise ValueError(f"reuse must be 0 or 1, got {reuse!r}")
         self.reuse = bool(reuse)
@@ -651,7 +668,7 @@ class PUCTAgent(Agent):
         roots_state = search.plain_copy(state, np.asarray(rows, dtype=np.intp))
         if masks is None:
             masks = engine.legal_action_mask(roots_state)
-        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale, self.net_depth, self.beta)
+        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale, self.net_depth, self.beta, self.look_scale)
         roots: list[Node] = []
         searched, fresh = [], []
         for j, mask in enumerate(masks):

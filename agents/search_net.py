@@ -150,7 +150,9 @@ def skip_features(estimate: torch.Tensor, score_now: torch.Tensor, regular_left:
 # ---------------------------------------------------------------- inputs from core positions
 
 
-def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True, board: bool = True) -> dict:
+def network_inputs(
+    states: State, rows: np.ndarray, searchnet: bool = True, board: bool = True, look_scale: float = 10.0
+) -> dict:
     """Inputs of games ``rows`` of ``states`` (re-deals: the lookahead reads the decks as given).
 
     Returns a dict: ``board`` [n, C, H, W] uint8 (the mover's view; left out with ``board=False``),
@@ -158,7 +160,9 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True, boar
     ``score_now`` [n, 4] float32 (searchnet only), ``legal`` (list of [L_i] legal actions),
     ``legal_padded`` [n, L] int64, ``heuristic`` [n, 5] (the lookahead's win values of the mover's
     best move, ``mcts``' leaf value), ``move_value`` (list of [L_i]: the lookahead's win value of each
-    legal move for the mover) and ``score_diff`` [n] (mover's score minus the opponents' mean)."""
+    legal move for the mover) and ``score_diff`` [n] (mover's score minus the opponents' mean). Those
+    win values are ``search.win_transform`` of the estimated final scores with ``look_scale`` points
+    of spread early in the game (a third of it at the end)."""
     rows = np.asarray(rows, dtype=np.intp)
     seats = states.current[rows].astype(np.int64)
     players = states.num_players[rows]
@@ -173,7 +177,7 @@ def network_inputs(states: State, rows: np.ndarray, searchnet: bool = True, boar
     gains = np.zeros((len(rows), 2, size), np.float32)
     gains[where, 0, actions] = own - own_now[where]
     gains[where, 1, actions] = opponents - opponents_now[where]
-    values = search.win_transform(est, states, games)
+    values = search.win_transform(est, states, games, look_scale)
     mover_values = values[np.arange(len(where)), seats[where]]  # each legal move's value for its mover
     best = search.best_rows(where, mover_values, len(rows))
     bounds = np.searchsorted(where, np.arange(len(rows) + 1))

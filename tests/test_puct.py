@@ -399,6 +399,8 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:stop=2")
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
         make_agent("puct:virtual=win")
+    with pytest.raises(ValueError, match="look_scale"):
+        make_agent("puct:look_scale=0")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
     state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
     with pytest.raises(ValueError, match="plays 'hg2002', not 'hg2020'"):
@@ -454,6 +456,27 @@ def test_a_fresh_value_head_starts_as_the_lookahead_s_logistic_of_the_estimated_
     lead = float(inputs["estimate"][0, 0] - inputs["estimate"][0, 1])
     assert out[0, 0].item() == pytest.approx(lead / 40, abs=1e-4)
     assert out[0, 1].item() == pytest.approx(lead / 100, abs=1e-5)
+
+
+def test_look_scale_is_the_spread_of_the_lookahead_s_win_values():
+    """``look_scale``: the lookahead's leaf value and move values are ``search.win_transform`` of the
+    same estimates at that spread (10 by default), so a wider spread keeps the order of the moves and
+    brings every value towards a half."""
+    state = _position(12)
+    copy = search.plain_copy(state)
+    search.redeal(copy, np.random.default_rng(0))
+    sharp = network_inputs(copy, np.array([0]), board=False)
+    default = network_inputs(copy, np.array([0]), board=False, look_scale=10.0)
+    wide = network_inputs(copy, np.array([0]), board=False, look_scale=40.0)
+    assert np.array_equal(sharp["move_value"][0], default["move_value"][0])
+    left = search.tiles_left(copy)[0] / search.regular_deck_size(copy)
+    spread = (1.0 + 2.0 * left) / 3.0  # the share of look_scale at this point of the game
+    odds = {scale: np.log(v / (1 - v)) for scale, v in ((10, sharp["move_value"][0]), (40, wide["move_value"][0]))}
+    assert np.allclose(odds[40], odds[10] / 4, atol=1e-9)  # a two-player value: the logistic of lead / spread
+    assert np.abs(odds[10]).max() * 10 * spread > 1  # some move's estimated lead is over a point
+    mover = int(copy.current[0])
+    assert abs(wide["heuristic"][0, mover] - 0.5) <= abs(sharp["heuristic"][0, mover] - 0.5)
+    assert np.array_equal(wide["legal"][0], sharp["legal"][0])
 
 
 def test_rotation_turns_the_board_sides_and_actions_together():
