@@ -28,12 +28,12 @@ priors are the network's softmax over exactly those moves, and its value mixes t
 with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its value network with
 rollouts). The lookahead's win values, of the leaf and of each move, are a logistic of the estimated
 final lead with ``look_scale`` points of spread early in the game, a third of it at the end
-(``search.win_transform``; ``mcts`` uses 40). ``batch`` simulations per searched game run together, kept apart by their visits under
-way: with ``virtual=loss`` such a visit counts as a lost one until its value comes back, with
-``virtual=visit`` it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT
-does; README: Expert iteration compares the two). All games
-searched at once (``act_batch``: every game of an evaluation, every game of expert iteration's
-self-play) share one lookahead and one network call per step: leaves are evaluated in batches.
+(``search.win_transform``; ``mcts`` uses 40). ``batch`` simulations per searched game run together,
+kept apart by their visits under way: with ``virtual=loss`` such a visit counts as a lost one until
+its value comes back, with ``virtual=visit`` it only lowers its move's exploration bonus and leaves
+its mean alone (as WU-UCT does; README: Expert iteration compares the two). All games searched at
+once (``act_batch``: every game of an evaluation, every game of expert iteration's self-play) share
+one lookahead and one network call per step: leaves are evaluated in batches.
 
 Three ways to spend less CPU per simulation or per move. With ``net_depth=K > 0`` only leaves fewer
 than K decision levels below the root are evaluated by the network; deeper ones skip its board

@@ -7,7 +7,8 @@ CPU-second next to PettingZoo's chess and connect four. ``bench calls``: numpy c
 decision. ``bench fingerprint``: digests of seeded games (tests/test_fingerprint.py). ``bench train``
 (hg_env.train.throughput): learner steps per second of PPO, plain and with the lookahead. ``bench agents
 --agents A B ...``: CPU and wall seconds per decision of agents deciding the same positions, interleaved
-(the first agent's games), and how often each chose the first one's move.
+(the first agent's games), and how often each chose the first one's move. ``bench values``: how well
+the leaf values of ``puct`` and ``mcts`` (the one-turn lookahead's, the networks') predict who wins.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +28,9 @@ from hg_env.core.actions import sample_uniform
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
+
+if TYPE_CHECKING:
+    from hg_env.game import Game
 
 BATCHES = (1, 64, 1024, 4096)
 
@@ -433,6 +438,110 @@ def print_agents(result: dict, as_json: bool) -> None:
             f"  {row['spec']:<48} {row['cpu_s_per_decision']:>14.4f} {row['wall_s_per_decision']:>8.4f} "
             f"{row['cpu_ratio']:>11.2f} {row['same_move']:>6}/{n}"
         )
+
+
+def bench_values(
+    models: list[str] | None = None,
+    look_scales: tuple[float, ...] = (10.0, 40.0),
+    games: int = 20,
+    seed: int = 0,
+    ruleset: str = "hg2020",
+    agent: str = "greedy",
+    every: int = 4,
+) -> dict:
+    """How well ``puct``'s and ``mcts``' leaf values predict who wins. ``agent`` plays ``games``
+    two-player games against itself (deck seeds ``seed``, ``seed + 1``, ...); at every ``every``-th
+    decision with a choice the position is re-dealt (its hidden tiles) and valued for its mover by the
+    one-turn lookahead at each spread of ``look_scales`` (``puct:look_scale``; ``mcts``' is 40), by
+    each model's network (``puct``'s ``NetworkEvaluator``: a searchnet's win value, a PPO model's value
+    turned into one) and by each network mixed half and half with each lookahead (``puct``'s leaf value
+    at ``mix=0.5``). For each: the cross-entropy and Brier score against the mover's result (1 a win,
+    1/2 a tie, 0 a loss) over all the positions; a game's positions share its result, so the games,
+    not the positions, are the sample. ``models``: model files (default: the ruleset's ``puct``
+    network and its PPO model, when they differ)."""
+    from hg_env.agents.base import make_agent
+    from hg_env.agents.model_file import load_model
+    from hg_env.agents.puct import NetworkEvaluator, default_model, ppo_model
+    from hg_env.game import Game
+
+    if not 1 <= games <= 10_000 or every < 1:
+        raise ValueError(f"games must be 1..10000 and every >= 1, got games={games}, every={every}")
+    if not look_scales or min(look_scales) <= 0:
+        raise ValueError(f"look scales must be > 0, got {list(look_scales)}")
+    if models is None:
+        models = list(dict.fromkeys(str(p) for p in (default_model(ruleset), ppo_model(ruleset))))
+    evaluators = {}
+    for path in models:
+        loaded = load_model(path, ruleset=ruleset)
+        evaluators[Path(path).name] = NetworkEvaluator(loaded.net, loaded.metadata, mix=0.0, scale=40.0)
+    rng = np.random.default_rng(seed)
+    columns: dict[str, list[float]] = {}
+    results: list[float] = []
+    positions = 0
+    for g in range(games):
+        game = Game(num_players=2, seed=seed + g, ruleset=ruleset)
+        player = make_agent(agent, seed=seed + g)
+        movers: list[int] = []
+        decision = 0
+        while not game.is_over:
+            mask = game.action_mask()
+            if np.count_nonzero(mask) > 1:
+                if decision % every == 0:
+                    movers.append(_value_position(game, evaluators, look_scales, rng, columns))
+                decision += 1
+            game.step(int(player.act(None, mask.copy(), game.copy())))
+        score = game.state.score[0]
+        results += [float(np.sign(score[m] - score[1 - m]) + 1) / 2 for m in movers]
+        positions += len(movers)
+    outcome = np.array(results)
+    rows = []
+    for name, values in columns.items():
+        p = np.clip(np.array(values), 1e-4, 1 - 1e-4)
+        cross_entropy = -(outcome * np.log(p) + (1 - outcome) * np.log(1 - p)).mean()
+        rows.append(
+            {
+                "value": name,
+                "cross_entropy": round(float(cross_entropy), 4),
+                "brier": round(float(((p - outcome) ** 2).mean()), 4),
+            }
+        )
+    return {"ruleset": ruleset, "agent": agent, "games": games, "positions": positions, "values": rows}
+
+
+def _value_position(
+    game: Game, evaluators: dict, look_scales: tuple[float, ...], rng: np.random.Generator, columns: dict
+) -> int:
+    """Append the values of ``game``'s position (re-dealt) for its mover to ``columns``; the mover."""
+    from hg_env.agents.search_net import network_inputs
+    from hg_env.core import search
+
+    state = search.plain_copy(game.state, np.array([0]))
+    search.redeal(state, rng)  # never the real deck order, as in the searches
+    row, mover = np.array([0]), int(state.current[0])
+    look = {}
+    for scale in look_scales:
+        look[scale] = float(network_inputs(state, row, board=False, look_scale=scale)["heuristic"][0, mover])
+        columns.setdefault(f"lookahead, spread {scale:g}", []).append(look[scale])
+    for name, evaluator in evaluators.items():
+        inputs = network_inputs(state, row, searchnet=evaluator.kind == "searchnet")
+        net = float(evaluator.from_inputs(inputs, state, row)[0][2][mover])  # mix 0: the network's alone
+        columns.setdefault(f"{name}", []).append(net)
+        for scale in look_scales:
+            columns.setdefault(f"{name} mixed with the lookahead at {scale:g}", []).append((net + look[scale]) / 2)
+    return mover
+
+
+def print_values(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result))
+        return
+    print(
+        f"{result['positions']} positions of {result['games']} {result['agent']} games ({result['ruleset']}): "
+        "how well each value predicts the mover's result"
+    )
+    print(f"  {'value':<58} {'cross-entropy':>13} {'Brier':>7}")
+    for row in result["values"]:
+        print(f"  {row['value']:<58} {row['cross_entropy']:>13.4f} {row['brier']:>7.4f}")
 
 
 def fingerprint(num_games: int = 12, seed: int = 0, one_state_per_game: bool = False, **rule_flags) -> dict[str, str]:

@@ -5,7 +5,8 @@ Commands (``hgenv <command> --help`` for options)::
     demo        a seeded game between random agents: scoring events and final scores
     agents      the agents of spec strings, their options and defaults
     bench       benchmarks that print numbers: ``bench core`` (batched engine), ``bench env`` (AEC env),
-                ``bench agents`` (CPU per decision of agents on the same positions)
+                ``bench agents`` (CPU per decision of agents on the same positions), ``bench values`` (how
+                well search leaf values predict the winner)
     tournament  rated round-robin between agents, resumable (needs the [train] extra)
     ladder      an agent's rating on the ruleset's fixed scale; ``ladder build``, ``ladder table``: its reference games
     replay      a saved game record as an animated GIF, a PNG of the board or an HTML viewer
@@ -123,6 +124,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if not args.agents:
             raise ValueError("bench agents needs --agents SPEC [SPEC ...]")
         bench.print_agents(bench.bench_agents(args.agents, args.games, args.seed, args.ruleset), args.json)
+        return 0
+    if args.what == "values":
+        agents = args.agents or ["greedy"]
+        if len(agents) != 1:
+            raise ValueError(f"bench values plays its games with one agent (--agents SPEC), got {len(agents)}")
+        scales = tuple(args.look_scales or (10.0, 40.0))
+        result = bench.bench_values(args.models, scales, args.games, args.seed, args.ruleset, agents[0])
+        bench.print_values(result, args.json)
         return 0
     if args.what == "fingerprint":
         digests = bench.fingerprint(ruleset=args.ruleset)
@@ -331,10 +340,26 @@ def build_parser() -> argparse.ArgumentParser:
     agents = sub.add_parser("agents", help="list the agents, their options and defaults")
     agents.set_defaults(func=cmd_agents)
     bench = sub.add_parser("bench", help="benchmarks that print numbers")
-    bench.add_argument("what", choices=["core", "env", "train", "fingerprint", "calls", "agents"], help="%(choices)s")
-    bench.add_argument("--agents", nargs="+", help="agents: specs deciding the same positions (the first one's games)")
-    bench.add_argument("--games", type=int, default=2, help="agents: games played by the first agent")
-    bench.add_argument("--seed", type=int, default=0, help="agents: the first game's deck seed and agent seed")
+    bench.add_argument(
+        "what", choices=["core", "env", "train", "fingerprint", "calls", "agents", "values"], help="%(choices)s"
+    )
+    bench.add_argument(
+        "--agents",
+        nargs="+",
+        help="agents: specs deciding the same positions (the first one's games); values: the one agent playing "
+        "the games (default greedy)",
+    )
+    bench.add_argument("--games", type=int, default=2, help="agents, values: games played")
+    bench.add_argument("--seed", type=int, default=0, help="agents, values: the first game's deck seed and agent seed")
+    bench.add_argument(
+        "--models", nargs="+", help="values: model files whose networks value the positions (default: the shipped ones)"
+    )
+    bench.add_argument(
+        "--look-scales",
+        nargs="+",
+        type=float,
+        help="values: spreads in points of the lookahead's win values (default: 10 40; puct:look_scale)",
+    )
     bench.add_argument("--steps", type=int, default=8192, help="train: learner steps per measurement")
     bench.add_argument(
         "--compare", metavar="REV", help="core, train: also measure git revision REV, interleaved (ratio new/old)"

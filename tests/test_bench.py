@@ -9,6 +9,7 @@ import pytest
 
 import hg_env
 from hg_env import bench
+from hg_env.agents.puct import ppo_model
 from hg_env.cli import main
 
 
@@ -51,6 +52,26 @@ def test_bench_agents_times_agents_on_the_same_positions(capsys) -> None:
     assert "needs --agents" in capsys.readouterr().err
     with pytest.raises(ValueError, match="games must be"):
         bench.bench_agents(["greedy"], games=0)
+
+
+def test_bench_values_scores_each_leaf_value_against_the_mover_s_result(capsys) -> None:
+    """``bench values``: every predictor values the same positions (one row each: the lookahead at each
+    spread, each network alone and mixed with each lookahead), and a perfect or a coin-flip predictor
+    would score as the cross-entropy says; bad options are refused."""
+    assert main(["bench", "values", "--games", "1", "--look-scales", "10", "40", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    names = [row["value"] for row in result["values"]]
+    assert names[:2] == ["lookahead, spread 10", "lookahead, spread 40"]
+    assert "puct_hg2020.zip" in names and "ppo_hg2020.zip mixed with the lookahead at 40" in names
+    assert len(names) == 2 + 2 * 3 and result["positions"] > 10 and result["agent"] == "greedy"
+    for row in result["values"]:
+        assert 0 < row["brier"] < 1 and 0 < row["cross_entropy"] < 9.3  # clipped at 1e-4: at most -log(1e-4)
+    assert main(["bench", "values", "--games", "1", "--models", str(ppo_model("hg2020"))]) == 0
+    assert "how well each value predicts" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="look scales must be > 0"):
+        bench.bench_values(look_scales=(0.0,), games=1)
+    assert main(["bench", "values", "--agents", "greedy", "random"]) == 2
+    assert "one agent" in capsys.readouterr().err
 
 
 def test_bench_env_json_line(capsys) -> None:
