@@ -1,7 +1,8 @@
 """``puct``: information-set PUCT search guided by a network's priors and values (AlphaZero-style).
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
-mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0,look_scale=10``.
+mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0,look_scale=10,
+draws=1``.
 ``path`` defaults to the game's ruleset's shipped search network (``puct_<ruleset>.zip`` in
 ``hg_env/arena/models/``; hg2020's: the PPO model with a value fitted to 3,584 of its own games,
 ``hgenv train --config configs/expert_value.toml``), else its shipped PPO model (``ppo_<ruleset>.zip``).
@@ -473,10 +474,13 @@ _NET_KEYS = ("board", "lookahead", "estimate", "score_now")  # a PPO network rea
 
 class CoreGame:
     """The batched core as a ``SearchGame``: roots are games of a ``State``; simulations start from
-    re-deals (``deals > 0``: D deals per root drawn up front; 0: a fresh re-deal per simulation)."""
+    re-deals (``deals > 0``: D deals per root drawn up front; 0: a fresh re-deal per simulation).
+    With ``draws > 1`` a leaf on a tile just drawn is valued by that draw and ``draws - 1`` others
+    (``search.redraw``), all evaluated in the same call: its value is their mean, its moves, priors and
+    move values are its own tile's."""
 
-    def __init__(self, roots: State, deals: int, rng: np.random.Generator, evaluate: Any) -> None:
-        self.roots, self.deals, self.evaluator = roots, deals, evaluate
+    def __init__(self, roots: State, deals: int, rng: np.random.Generator, evaluate: Any, draws: int = 1) -> None:
+        self.roots, self.deals, self.evaluator, self.rng, self.draws = roots, deals, evaluate, rng, draws
         self.num_seats = MAX_PLAYERS
         self.dealt = None
         if deals > 0:  # tree t's deal j is row t * deals + j
@@ -499,7 +503,20 @@ class CoreGame:
         return (phase, current, int(positions.tile_to_place[i])), current, phase == OVER
 
     def evaluate(self, positions: State, rows: np.ndarray, depths: np.ndarray) -> list[tuple]:
-        return self.evaluator(positions, rows, depths)
+        if self.draws <= 1:
+            return self.evaluator(positions, rows, depths)
+        # rows of `both`: the leaves (0..n-1), then draws - 1 redrawn copies of each leaf, leaf by leaf
+        n, more = len(rows), self.draws - 1
+        both = search.plain_copy(positions, np.concatenate([rows, np.repeat(rows, more)]))
+        redrawn = search.redraw(both, np.arange(n, n * self.draws), self.rng)
+        keep = np.concatenate([np.arange(n), redrawn])  # a copy that was not redrawn would repeat its leaf
+        out = self.evaluator(both, keep, np.concatenate([depths, np.repeat(depths, more)])[keep])
+        values = np.zeros((n, self.num_seats))
+        counts = np.zeros(n)
+        for j, evaluation in zip(np.concatenate([np.arange(n), (redrawn - n) // more]), out):
+            values[j] += evaluation[2]
+            counts[j] += 1
+        return [(e[0], e[1], values[j] / counts[j], *e[3:]) for j, e in enumerate(out[:n])]
 
     def outcome(self, positions: State, rows: np.ndarray) -> np.ndarray:
         return search.win_values(positions, rows)
@@ -536,6 +553,8 @@ class PUCTAgent(Agent):
         "toward sims); 0: every decision is searched afresh",
         "widen": "progressive widening, as mcts: a node tries its ceil(widen*sqrt(N+1)) best moves (by their "
         "one-turn values, else priors); 0: all",
+        "draws": "a leaf on a tile just drawn is valued by that draw and draws-1 others from the unseen tiles, "
+        "evaluated together (its value: their mean); 1: its own draw alone",
         "look_scale": "logistic spread in points (early; a third at the end) of the one-turn lookahead's win "
         "values: its leaf value and each move's value (mcts: its scale, 40)",
         "stop": "1: a decision stops once its most visited move can no longer be overtaken by the simulations "
@@ -563,10 +582,11 @@ class PUCTAgent(Agent):
         widen: float = 0.0,
         stop: int = 0,
         look_scale: float = 10.0,
+        draws: int = 1,
     ) -> None:
         super().__init__(seed)
-        if sims < 1 or batch < 1:
-            raise ValueError(f"sims and batch must be >= 1, got sims={sims}, batch={batch}")
+        if sims < 1 or batch < 1 or draws < 1:
+            raise ValueError(f"sims, batch and draws must be >= 1, got sims={sims}, batch={batch}, draws={draws}")
         if min(deals, time, temperature, c_puct, qprior, net_depth, beta, widen) < 0:
             raise ValueError("deals, time, temperature, c_puct, qprior, net_depth, beta and widen must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0 or look_scale <= 0:
@@ -590,7 +610,7 @@ class PUCTAgent(Agent):
             stop=bool(stop),
         )
         self.deals, self.temperature, self.mix, self.scale = deals, temperature, mix, scale
-        self.net_depth, self.beta, self.look_scale = int(net_depth), beta, look_scale
+        self.net_depth, self.beta, self.look_scale, self.draws = int(net_depth), beta, look_scale, int(draws)
         if reuse not in (0, 1):
             raise ValueError(f"reuse must be 0 or 1, got {reuse!r}")
         self.reuse = bool(reuse)
@@ -695,6 +715,6 @@ class PUCTAgent(Agent):
                     raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
                 roots[j].expand(*evaluation)
         sub = roots_state.take(np.array(searched))
-        game = CoreGame(sub, self.deals, self.rng, evaluator)
+        game = CoreGame(sub, self.deals, self.rng, evaluator, self.draws)
         search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
         return roots

@@ -461,13 +461,14 @@ def _begin_regular_turn(state: State, g: np.ndarray, advance: bool = True) -> No
     if advance:
         state.current[g] = (state.current[g] + 1) % state.num_players[g]
     state.extra_turn[g] = False
-    found = _draw(state, g, extra=False)
+    found = draw_tile(state, g, extra=False)
     state.phase[g[found]] = PLACE
     _end_game(state, g[~found])
 
 
-def _draw(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
-    """T1: draw until a placeable tile comes up, discarding the others (R4.4).
+def draw_tile(state: State, g: np.ndarray, extra: bool) -> np.ndarray:
+    """T1: draw until a placeable tile comes up, discarding the others (R4.4); from the extra deck
+    (menhir, gold) where ``extra``. The turn flow's draw, and ``search.redraw``'s.
 
     Returns [len(g)] bool: a tile was found (it is then ``tile_to_place``)."""
     deck, length, nxt = (
@@ -522,7 +523,7 @@ def _store_fits(state: State, g: np.ndarray, fits: np.ndarray) -> None:
 
 
 def _draw_one(state: State, g: np.ndarray, deck: np.ndarray, length: np.ndarray, nxt: np.ndarray) -> bool:
-    """``_draw`` for the one game of ``g``: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
+    """``draw_tile`` for the one game of ``g``: the same tiles drawn, discarded and fitted, with scalar bookkeeping."""
     tiles, restrict = state.spec.tiles, state.spec.filter_placements
     game = int(g[0])
     num_codes = tiles.COMPAT.shape[1]
@@ -734,7 +735,7 @@ def _end_of_turn(state: State, g: np.ndarray, trigger_areas: dict[int, list[set[
     ge = g[extra]
     if len(ge) and not state.rules.extra_turn_after_last_tile:
         ge = ge[_regular_tile_left(state, ge)]  # Q3 option: the last tile's extra turn is lost
-    found = _draw(state, ge, extra=True)  # R3.3: none placeable -> no extra turn
+    found = draw_tile(state, ge, extra=True)  # R3.3: none placeable -> no extra turn
     gx = ge[found]
     state.extra_turn[gx] = True
     state.phase[gx] = PLACE

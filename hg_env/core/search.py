@@ -59,7 +59,7 @@ from hg_env.core.arrays import nonzero, sorted_unique
 from hg_env.core.ruleset import AREA_PIECE
 from hg_env.core.scoring import majority
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OCCUPY, OVER, State, deck_of, deck_tiles
+from hg_env.core.state import OCCUPY, OVER, PLACE, State, deck_of, deck_tiles
 from hg_env.core.tiles import (
     C_FISH,
     C_POOLS,
@@ -137,6 +137,41 @@ def redeal(state: State, rng: np.random.Generator) -> None:
         order = np.argsort(keys, axis=1, kind="stable")
         g, k = nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
         order_of[g, nxt[g] + k] = order[g, k]
+
+
+def redraw(state: State, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw the tile to place of games ``rows`` again, in place: each game whose tile was just drawn
+    (phase PLACE, the tile last taken from its deck: the extra deck in an extra-tile turn) puts it
+    back, its undrawn tiles are reshuffled (``redeal``) and it draws by the rules (T1: tiles that fit
+    nowhere are discarded, R4.4). The tile put back fits, so a tile is always found. For searches that
+    value a chance draw by several of its outcomes; the re-deal reads public information only.
+
+    Returns the rows drawn again (the others, e.g. on an occupant decision, are left as they were)."""
+    rows = np.asarray(rows, dtype=np.intp)
+    extra = state.extra_turn[rows]
+    tile = state.tile_to_place[rows]
+    last = np.full(len(rows), -1)
+    for which, deck, nxt in (
+        (False, state.regular_deck, state.regular_next),
+        (True, state.extra_deck, state.extra_next),
+    ):
+        at = np.flatnonzero((extra == which) & (nxt[rows] > 0))
+        last[at] = deck[rows[at], nxt[rows[at]] - 1]
+    drawn = (state.phase[rows] == PLACE) & (tile >= 0) & (last == tile)
+    rows, extra = rows[drawn], extra[drawn]
+    if not len(rows):
+        return rows
+    state.extra_next[rows[extra]] -= 1
+    state.regular_next[rows[~extra]] -= 1
+    state.tile_to_place[rows] = -1
+    sub = plain_copy(state, rows)
+    redeal(sub, rng)
+    state.regular_deck[rows], state.extra_deck[rows] = sub.regular_deck, sub.extra_deck
+    for which in (False, True):
+        again = rows[extra == which]
+        if len(again) and not engine.draw_tile(state, again, extra=which).all():
+            raise RuntimeError("a redrawn game found no placeable tile, though the tile put back fits")
+    return rows
 
 
 def plain_copy(state: State, rows: np.ndarray | None = None) -> State:
