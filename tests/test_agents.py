@@ -9,8 +9,9 @@ from hg_env.agents.base import make_agent
 from hg_env.agents.greedy import GreedyAgent, greedy_actions
 from hg_env.agents.mcts import MCTSAgent, Node
 from hg_env.core import engine, search
+from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
-from hg_env.core.state import OCCUPY, OVER
+from hg_env.core.state import OCCUPY, OVER, PLACE
 from hg_env.game import Game
 from tests.invariants import check_tiles
 
@@ -187,6 +188,36 @@ def test_redeal_changes_only_the_hidden_order() -> None:
     assert state.regular_deck[0].tolist() != before.regular_deck[0].tolist()
     for name in ("board_tile", "score", "supply", "occupant_seat", "tile_to_place", "phase"):
         assert np.array_equal(getattr(state, name), getattr(before, name)), name
+
+
+@pytest.mark.parametrize("ruleset", ["hg2020", "hg2002", "carcassonne"])
+def test_redraw_draws_the_tile_to_place_again_from_the_unseen_tiles(ruleset: str) -> None:
+    """``search.redraw``: a game on a tile just drawn puts it back and draws again by the rules from the
+    tiles it cannot see (in an extra-tile turn, from its extra deck); the board, the scores and the seat
+    to move stay. A game on another decision is left as it was."""
+    rng = np.random.default_rng(0)
+    state = engine.new_games(2, Rules(ruleset=ruleset), seeds=list(range(96)), record_events=False)
+    for step in range(200):  # until some game is in an extra-tile turn (Carcassonne has none)
+        engine.step(state, engine.sample_legal(state, rng))
+        if step >= 40 and ((state.extra_turn & (state.phase == PLACE)).any() or ruleset == "carcassonne"):
+            break
+    before = search.plain_copy(state)
+    drawn = search.redraw(state, np.arange(96), rng)
+    assert np.array_equal(drawn, np.flatnonzero(before.phase == PLACE)) and 0 < len(drawn) < 96
+    for name in ("board_tile", "score", "supply", "current", "phase", "extra_turn", "occupant_seat"):
+        assert np.array_equal(getattr(state, name), getattr(before, name)), name
+    left = np.setdiff1d(np.arange(96), drawn)
+    for name in ("tile_to_place", "regular_deck", "regular_next", "extra_deck", "extra_next", "discarded"):
+        assert np.array_equal(getattr(state, name)[left], getattr(before, name)[left]), name
+    mask = engine.legal_action_mask(state)
+    for g in drawn:
+        check_tiles(state, int(g))
+        regular, extra = search.hidden_tiles(before, int(g))
+        pool = extra if before.extra_turn[g] else regular
+        assert state.tile_to_place[g] in {*pool.tolist(), int(before.tile_to_place[g])}
+        assert mask[g].any()
+    assert (state.tile_to_place[drawn] != before.tile_to_place[drawn]).mean() > 0.5
+    assert before.extra_turn[drawn].any() == (ruleset != "carcassonne")  # a menhir or gold tile's extra turn
 
 
 @pytest.mark.parametrize("spec", ["greedy", "mcts:sims=6,batch=3"])

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 from hg_env.agents.base import make_agent  # noqa: E402
 from hg_env.agents.model_file import load_model, save_model  # noqa: E402
 from hg_env.agents.puct import (  # noqa: E402
+    CoreGame,
     NetworkEvaluator,
     Node,
     PUCTAgent,
@@ -23,7 +24,8 @@ from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, r
 from hg_env.core import engine, search  # noqa: E402
 from hg_env.core.observation import observe, observer  # noqa: E402
 from hg_env.core.rules import Rules  # noqa: E402
-from hg_env.core.state import OVER, PLACE  # noqa: E402
+from hg_env.core.seats import MAX_PLAYERS  # noqa: E402
+from hg_env.core.state import OCCUPY, OVER, PLACE  # noqa: E402
 
 # ---------------------------------------------------------------- a tiny synthetic game
 
@@ -320,7 +322,9 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
         agent.act_batch(None, masks, None)
 
 
-@pytest.mark.parametrize("options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1", "stop=1"])
+@pytest.mark.parametrize(
+    "options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1", "stop=1", "draws=3"]
+)
 def test_puct_is_deterministic_given_its_seed(options):
     state = _position(9)
     results = []
@@ -339,7 +343,7 @@ def test_puct_is_deterministic_given_its_seed(options):
     assert np.array_equal(a1, a2) and np.array_equal(n1, n2) and np.array_equal(w1, w2) and x1 == x2
 
 
-@pytest.mark.parametrize("options", ["", ",net_depth=1"])
+@pytest.mark.parametrize("options", ["", ",net_depth=1", ",draws=3"])
 def test_puct_never_reads_the_undrawn_order(options):
     state = _position(8)
     other = search.plain_copy(state)
@@ -351,6 +355,41 @@ def test_puct_never_reads_the_undrawn_order(options):
     roots = [make_agent(agent_spec, seed=5).search(s, np.array([0]))[0] for s in (state, other)]
     assert np.array_equal(roots[0].n, roots[1].n) and np.array_equal(roots[0].w, roots[1].w)
     assert roots[0].best() == roots[1].best()
+
+
+def test_draws_value_a_leaf_on_a_drawn_tile_by_the_mean_over_its_draws():
+    """``CoreGame`` with ``draws=4``: a leaf on a tile just drawn is evaluated on its own draw and on
+    three redrawn copies in the same call, and takes the mean of their values; its moves, priors and
+    move values stay its own tile's. A leaf on an occupant decision is evaluated once."""
+    state = engine.new_games(2, Rules(), seeds=[3, 4], record_events=False)
+    rng = np.random.default_rng(0)
+    while set(state.phase.tolist()) != {PLACE, OCCUPY}:  # one game placing, the other on its occupant
+        engine.step(state, engine.sample_legal(state, rng))
+    calls: list[int] = []  # rows per call
+    seen: list[tuple[int, int]] = []  # (phase, tile to place) of every row evaluated
+
+    def evaluator(states, rows, depths):
+        calls.append(len(rows))
+        out = []
+        for r in rows:
+            seen.append((int(states.phase[r]), int(states.tile_to_place[r])))
+            value = np.zeros(MAX_PLAYERS)
+            value[0] = states.tile_to_place[r]
+            out.append((np.array([r]), np.ones(1), value, np.full(1, 0.5)))
+        return out
+
+    game = CoreGame(state, 0, np.random.default_rng(1), evaluator, draws=4)
+    out = game.evaluate(state, np.array([0, 1]), np.array([1, 1]))
+    assert calls == [2 + 3]  # the two leaves and three redrawn copies of the one on a drawn tile
+    place = int(np.flatnonzero(state.phase == PLACE)[0])
+    own = [tile for phase, tile in seen[:2] if phase == PLACE]
+    redrawn = [tile for _, tile in seen[2:]]
+    assert out[place][2][0] == pytest.approx(np.mean(own + redrawn))
+    assert out[1 - place][2][0] == state.tile_to_place[1 - place]  # its own evaluation alone
+    assert [o[0][0] for o in out] == [0, 1]  # each leaf's own moves
+    regular, _ = search.hidden_tiles(state, place)
+    assert set(redrawn) <= {*regular.tolist(), int(state.tile_to_place[place])}
+    assert len(set(own + redrawn)) > 1
 
 
 def test_widened_search_visits_only_the_root_s_best_moves_by_their_one_turn_values():
