@@ -29,12 +29,16 @@ priors are the network's softmax over exactly those moves, and its value mixes t
 with the lookahead's (``mix``: the weight of the lookahead, as AlphaGo mixed its value network with
 rollouts). The lookahead's win values, of the leaf and of each move, are a logistic of the estimated
 final lead with ``look_scale`` points of spread early in the game, a third of it at the end
-(``search.win_transform``; ``mcts`` uses 40). ``batch`` simulations per searched game run together,
-kept apart by their visits under way: with ``virtual=loss`` such a visit counts as a lost one until
-its value comes back, with ``virtual=visit`` it only lowers its move's exploration bonus and leaves
-its mean alone (as WU-UCT does; README: Expert iteration compares the two). All games searched at
-once (``act_batch``: every game of an evaluation, every game of expert iteration's self-play) share
-one lookahead and one network call per step: leaves are evaluated in batches.
+(``search.win_transform``; ``mcts`` uses 40). With ``draws=M > 1`` the lookahead's value of a leaf on
+a tile just drawn is its mean over that draw and M - 1 others from the tiles unseen
+(``search.redraw``), all in the same call: the chance of the draw is averaged at the leaf rather than
+across simulations; the leaf keeps its own tile's moves, priors and network value. ``batch``
+simulations per searched game run together, kept apart by their visits under way: with
+``virtual=loss`` such a visit counts as a lost one until its value comes back, with ``virtual=visit``
+it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT does; README:
+Expert iteration compares the two). All games searched at once (``act_batch``: every game of an
+evaluation, every game of expert iteration's self-play) share one lookahead and one network call per
+step: leaves are evaluated in batches.
 
 Three ways to spend less CPU per simulation or per move. With ``net_depth=K > 0`` only leaves fewer
 than K decision levels below the root are evaluated by the network; deeper ones skip its board
@@ -85,7 +89,7 @@ from hg_env.agents.mcts import (
 )
 from hg_env.core import engine, search
 from hg_env.core.seats import MAX_PLAYERS
-from hg_env.core.state import OVER
+from hg_env.core.state import OVER, PLACE
 
 if TYPE_CHECKING:
     from torch import nn
@@ -350,11 +354,15 @@ class NetworkEvaluator:
         net_depth: int = 0,
         beta: float = 0.3,
         look_scale: float = 10.0,
+        draws: int = 1,
+        rng: np.random.Generator | None = None,
     ) -> None:
         self.net = net
         self.kind = metadata.get("kind", "boardnet")
         self.mix, self.scale, self.net_depth, self.beta = mix, scale, net_depth, beta
-        self.look_scale = look_scale
+        self.look_scale, self.draws, self.rng = look_scale, draws, rng
+        if draws > 1 and rng is None:
+            raise ValueError("draws > 1 redraws tiles: it needs a generator (rng)")
         config = (metadata.get("extra") or {}).get("config") or {}
         env = config.get("env") or {}
         self.reward = env.get("reward", "score_diff")
@@ -376,10 +384,12 @@ class NetworkEvaluator:
         near = np.ones(len(rows), bool)
         if depths is not None and self.net_depth:
             near = np.asarray(depths) < self.net_depth
-        if near.all():
-            inputs = network_inputs(states, rows, searchnet=searchnet, look_scale=self.look_scale)
+        all_near = near.all()  # then the board planes of every game are read
+        inputs = network_inputs(states, rows, searchnet=searchnet, board=all_near, look_scale=self.look_scale)
+        if depths is not None:
+            self._over_draws(inputs, states, rows)
+        if all_near:
             return self.from_inputs(inputs, states, rows)
-        inputs = network_inputs(states, rows, searchnet=searchnet, board=False, look_scale=self.look_scale)
         out: list[Any] = [None] * len(rows)
         deep = np.flatnonzero(~near)
         for j, evaluation in zip(deep, self.from_lookahead(take_inputs(inputs, deep), states, rows[deep])):
@@ -391,6 +401,26 @@ class NetworkEvaluator:
             for j, evaluation in zip(idx, self.from_inputs(sub, states, rows[idx])):
                 out[j] = evaluation
         return out
+
+    def _over_draws(self, inputs: dict, states: State, rows: np.ndarray) -> None:
+        """With ``draws = M > 1``, in place: the lookahead's value (``heuristic``) of each game on a tile
+        just drawn becomes its mean over that draw and M - 1 others (``search.redraw``; the network
+        still reads the tile drawn, whose moves the leaf keeps)."""
+        from hg_env.agents.search_net import network_inputs
+
+        placing = np.flatnonzero(states.phase[rows] == PLACE)
+        if self.draws <= 1 or not len(placing):
+            return
+        more = self.draws - 1
+        copies = search.plain_copy(states, np.repeat(rows[placing], more))
+        redrawn = search.redraw(copies, np.arange(copies.batch_size), self.rng)
+        if not len(redrawn):
+            return
+        values = network_inputs(copies, redrawn, searchnet=False, board=False, look_scale=self.look_scale)
+        leaf = placing[redrawn // more]
+        total = inputs["heuristic"].astype(np.float64)
+        np.add.at(total, leaf, values["heuristic"])
+        inputs["heuristic"] = total / (1 + np.bincount(leaf, minlength=len(rows)))[:, None]
 
     def from_inputs(
         self, inputs: dict, states: State, rows: np.ndarray
@@ -474,13 +504,10 @@ _NET_KEYS = ("board", "lookahead", "estimate", "score_now")  # a PPO network rea
 
 class CoreGame:
     """The batched core as a ``SearchGame``: roots are games of a ``State``; simulations start from
-    re-deals (``deals > 0``: D deals per root drawn up front; 0: a fresh re-deal per simulation).
-    With ``draws > 1`` a leaf on a tile just drawn is valued by that draw and ``draws - 1`` others
-    (``search.redraw``), all evaluated in the same call: its value is their mean, its moves, priors and
-    move values are its own tile's."""
+    re-deals (``deals > 0``: D deals per root drawn up front; 0: a fresh re-deal per simulation)."""
 
-    def __init__(self, roots: State, deals: int, rng: np.random.Generator, evaluate: Any, draws: int = 1) -> None:
-        self.roots, self.deals, self.evaluator, self.rng, self.draws = roots, deals, evaluate, rng, draws
+    def __init__(self, roots: State, deals: int, rng: np.random.Generator, evaluate: Any) -> None:
+        self.roots, self.deals, self.evaluator = roots, deals, evaluate
         self.num_seats = MAX_PLAYERS
         self.dealt = None
         if deals > 0:  # tree t's deal j is row t * deals + j
@@ -503,20 +530,7 @@ class CoreGame:
         return (phase, current, int(positions.tile_to_place[i])), current, phase == OVER
 
     def evaluate(self, positions: State, rows: np.ndarray, depths: np.ndarray) -> list[tuple]:
-        if self.draws <= 1:
-            return self.evaluator(positions, rows, depths)
-        # rows of `both`: the leaves (0..n-1), then draws - 1 redrawn copies of each leaf, leaf by leaf
-        n, more = len(rows), self.draws - 1
-        both = search.plain_copy(positions, np.concatenate([rows, np.repeat(rows, more)]))
-        redrawn = search.redraw(both, np.arange(n, n * self.draws), self.rng)
-        keep = np.concatenate([np.arange(n), redrawn])  # a copy that was not redrawn would repeat its leaf
-        out = self.evaluator(both, keep, np.concatenate([depths, np.repeat(depths, more)])[keep])
-        values = np.zeros((n, self.num_seats))
-        counts = np.zeros(n)
-        for j, evaluation in zip(np.concatenate([np.arange(n), (redrawn - n) // more]), out):
-            values[j] += evaluation[2]
-            counts[j] += 1
-        return [(e[0], e[1], values[j] / counts[j], *e[3:]) for j, e in enumerate(out[:n])]
+        return self.evaluator(positions, rows, depths)
 
     def outcome(self, positions: State, rows: np.ndarray) -> np.ndarray:
         return search.win_values(positions, rows)
@@ -553,8 +567,8 @@ class PUCTAgent(Agent):
         "toward sims); 0: every decision is searched afresh",
         "widen": "progressive widening, as mcts: a node tries its ceil(widen*sqrt(N+1)) best moves (by their "
         "one-turn values, else priors); 0: all",
-        "draws": "a leaf on a tile just drawn is valued by that draw and draws-1 others from the unseen tiles, "
-        "evaluated together (its value: their mean); 1: its own draw alone",
+        "draws": "the lookahead's value of a leaf on a tile just drawn: its mean over that draw and draws-1 others "
+        "from the unseen tiles (the network reads its own draw); 1: its own draw alone",
         "look_scale": "logistic spread in points (early; a third at the end) of the one-turn lookahead's win "
         "values: its leaf value and each move's value (mcts: its scale, 40)",
         "stop": "1: a decision stops once its most visited move can no longer be overtaken by the simulations "
@@ -688,7 +702,9 @@ class PUCTAgent(Agent):
         roots_state = search.plain_copy(state, np.asarray(rows, dtype=np.intp))
         if masks is None:
             masks = engine.legal_action_mask(roots_state)
-        evaluator = NetworkEvaluator(net, metadata, self.mix, self.scale, self.net_depth, self.beta, self.look_scale)
+        evaluator = NetworkEvaluator(
+            net, metadata, self.mix, self.scale, self.net_depth, self.beta, self.look_scale, self.draws, self.rng
+        )
         roots: list[Node] = []
         searched, fresh = [], []
         for j, mask in enumerate(masks):
@@ -715,6 +731,6 @@ class PUCTAgent(Agent):
                     raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
                 roots[j].expand(*evaluation)
         sub = roots_state.take(np.array(searched))
-        game = CoreGame(sub, self.deals, self.rng, evaluator, self.draws)
+        game = CoreGame(sub, self.deals, self.rng, evaluator)
         search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
         return roots

@@ -10,7 +10,6 @@ torch = pytest.importorskip("torch")
 from hg_env.agents.base import make_agent  # noqa: E402
 from hg_env.agents.model_file import load_model, save_model  # noqa: E402
 from hg_env.agents.puct import (  # noqa: E402
-    CoreGame,
     NetworkEvaluator,
     Node,
     PUCTAgent,
@@ -24,7 +23,6 @@ from hg_env.agents.search_net import SearchNet, network_inputs, rotate_inputs, r
 from hg_env.core import engine, search  # noqa: E402
 from hg_env.core.observation import observe, observer  # noqa: E402
 from hg_env.core.rules import Rules  # noqa: E402
-from hg_env.core.seats import MAX_PLAYERS  # noqa: E402
 from hg_env.core.state import OCCUPY, OVER, PLACE  # noqa: E402
 
 # ---------------------------------------------------------------- a tiny synthetic game
@@ -357,39 +355,37 @@ def test_puct_never_reads_the_undrawn_order(options):
     assert roots[0].best() == roots[1].best()
 
 
-def test_draws_value_a_leaf_on_a_drawn_tile_by_the_mean_over_its_draws():
-    """``CoreGame`` with ``draws=4``: a leaf on a tile just drawn is evaluated on its own draw and on
-    three redrawn copies in the same call, and takes the mean of their values; its moves, priors and
-    move values stay its own tile's. A leaf on an occupant decision is evaluated once."""
+def test_draws_average_the_lookahead_value_of_a_leaf_on_a_drawn_tile():
+    """``draws=4``: a leaf on a tile just drawn takes the mean of the lookahead's value over its own draw
+    and three redrawn ones (``search.redraw`` with the evaluator's generator), mixed with the network's
+    value of its own draw; its moves and priors stay its own tile's. A leaf on an occupant decision, and
+    a root (evaluated without depths), are valued as with one draw."""
     state = engine.new_games(2, Rules(), seeds=[3, 4], record_events=False)
     rng = np.random.default_rng(0)
     while set(state.phase.tolist()) != {PLACE, OCCUPY}:  # one game placing, the other on its occupant
         engine.step(state, engine.sample_legal(state, rng))
-    calls: list[int] = []  # rows per call
-    seen: list[tuple[int, int]] = []  # (phase, tile to place) of every row evaluated
-
-    def evaluator(states, rows, depths):
-        calls.append(len(rows))
-        out = []
-        for r in rows:
-            seen.append((int(states.phase[r]), int(states.tile_to_place[r])))
-            value = np.zeros(MAX_PLAYERS)
-            value[0] = states.tile_to_place[r]
-            out.append((np.array([r]), np.ones(1), value, np.full(1, 0.5)))
-        return out
-
-    game = CoreGame(state, 0, np.random.default_rng(1), evaluator, draws=4)
-    out = game.evaluate(state, np.array([0, 1]), np.array([1, 1]))
-    assert calls == [2 + 3]  # the two leaves and three redrawn copies of the one on a drawn tile
+    loaded = load_model(default_model("hg2020"))
+    one = NetworkEvaluator(loaded.net, loaded.metadata, mix=0.5, scale=40.0)
+    four = NetworkEvaluator(loaded.net, loaded.metadata, mix=0.5, scale=40.0, draws=4, rng=np.random.default_rng(1))
+    rows, depths = np.array([0, 1]), np.array([2, 2])
+    plain, drawn = one(state, rows, depths), four(state, rows, depths)
     place = int(np.flatnonzero(state.phase == PLACE)[0])
-    own = [tile for phase, tile in seen[:2] if phase == PLACE]
-    redrawn = [tile for _, tile in seen[2:]]
-    assert out[place][2][0] == pytest.approx(np.mean(own + redrawn))
-    assert out[1 - place][2][0] == state.tile_to_place[1 - place]  # its own evaluation alone
-    assert [o[0][0] for o in out] == [0, 1]  # each leaf's own moves
-    regular, _ = search.hidden_tiles(state, place)
-    assert set(redrawn) <= {*regular.tolist(), int(state.tile_to_place[place])}
-    assert len(set(own + redrawn)) > 1
+    copies = search.plain_copy(state, np.full(3, place))
+    search.redraw(copies, np.arange(3), np.random.default_rng(1))  # the draws the evaluator made
+    assert len({*copies.tile_to_place.tolist(), int(state.tile_to_place[place])}) > 1
+    others = network_inputs(copies, np.arange(3), searchnet=False, board=False)["heuristic"]
+    own = network_inputs(state, rows, board=False)["heuristic"][place]
+    mover = int(state.current[place])
+    net_value = 2 * plain[place][2][mover] - own[mover]  # one draw, mix 0.5: (net + lookahead) / 2
+    mean = (own[mover] + others[:, mover].sum()) / 4
+    assert drawn[place][2][mover] == pytest.approx((net_value + mean) / 2)
+    assert drawn[place][2][mover] != pytest.approx(plain[place][2][mover])
+    assert np.array_equal(drawn[place][0], plain[place][0]) and np.allclose(drawn[place][1], plain[place][1])
+    assert np.allclose(drawn[1 - place][2], plain[1 - place][2])
+    roots = four(state, rows)
+    assert all(np.allclose(a[2], b[2]) for a, b in zip(roots, plain))
+    with pytest.raises(ValueError, match="needs a generator"):
+        NetworkEvaluator(loaded.net, loaded.metadata, mix=0.5, scale=40.0, draws=2)
 
 
 def test_widened_search_visits_only_the_root_s_best_moves_by_their_one_turn_values():
