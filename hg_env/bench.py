@@ -518,12 +518,13 @@ def _value_position(
     state = search.plain_copy(game.state, np.array([0]))
     search.redeal(state, rng)  # never the real deck order, as in the searches
     row, mover = np.array([0]), int(state.current[0])
-    look = {}
-    for scale in look_scales:
-        look[scale] = float(network_inputs(state, row, board=False, look_scale=scale)["heuristic"][0, mover])
+    look, inputs = {}, None
+    for scale in look_scales:  # the first call also builds what every network reads (a PPO one ignores score_now)
+        at_scale = network_inputs(state, row, board=inputs is None, look_scale=scale)
+        inputs = inputs or at_scale
+        look[scale] = float(at_scale["heuristic"][0, mover])
         columns.setdefault(f"lookahead, spread {scale:g}", []).append(look[scale])
     for name, evaluator in evaluators.items():
-        inputs = network_inputs(state, row, searchnet=evaluator.kind == "searchnet")
         net = float(evaluator.from_inputs(inputs, state, row)[0][2][mover])  # mix 0: the network's alone
         columns.setdefault(f"{name}", []).append(net)
         for scale in look_scales:

@@ -107,8 +107,9 @@ def hidden_tiles(state: State, game: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(unseen & (deck == 0)), np.flatnonzero(unseen & (deck == 1))
 
 
-def redeal(state: State, rng: np.random.Generator) -> None:
-    """Reshuffle the undrawn part of every game's regular and extra decks, in place.
+def redeal(state: State, rng: np.random.Generator, rows: np.ndarray | None = None) -> None:
+    """Reshuffle the undrawn part of every game's regular and extra decks (of games ``rows`` alone when
+    given), in place.
 
     Only public information is used (``hidden_tiles``); the tiles already drawn,
     the deck sizes and everything on the board stay as they are. Tiles with a
@@ -118,25 +119,27 @@ def redeal(state: State, rng: np.random.Generator) -> None:
     spec = state.spec
     deck = deck_of(state.rules)
     rank = spec.deal_rank(spec.tiles, state.rules)
-    unseen = (state.tile_cell < 0) & ~state.discarded & state.dealt
-    rows = np.flatnonzero(state.tile_to_place >= 0)
-    unseen[rows, state.tile_to_place[rows]] = False
+    rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.intp)
+    unseen = (state.tile_cell[rows] < 0) & ~state.discarded[rows] & state.dealt[rows]
+    placing = np.flatnonzero(state.tile_to_place[rows] >= 0)
+    unseen[placing, state.tile_to_place[rows[placing]]] = False
     for which, order_of, nxt, length in (
         (0, state.regular_deck, state.regular_next, state.regular_len),
         (1, state.extra_deck, state.extra_next, state.extra_len),
     ):
         hidden = unseen & (deck == which)
         count = hidden.sum(1)
-        left = (length - nxt).astype(np.int64)
+        first = nxt[rows]
+        left = (length[rows] - first).astype(np.int64)
         if not np.array_equal(count, left):
             bad = int(np.flatnonzero(count != left)[0])
-            raise ValueError(f"game {bad}: {count[bad]} unseen tiles but the deck holds {left[bad]}")
+            raise ValueError(f"game {rows[bad]}: {count[bad]} unseen tiles but the deck holds {left[bad]}")
         # Random keys, hidden tiles first: each row's first `count` entries are a uniform shuffle (per rank).
         keys = rank + rng.random(hidden.shape)
         keys = np.where(hidden, keys, np.inf)
         order = np.argsort(keys, axis=1, kind="stable")
         g, k = nonzero(np.arange(hidden.shape[1])[None, :] < count[:, None])
-        order_of[g, nxt[g] + k] = order[g, k]
+        order_of[rows[g], first[g] + k] = order[g, k]
 
 
 def redraw(state: State, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -164,9 +167,7 @@ def redraw(state: State, rows: np.ndarray, rng: np.random.Generator) -> np.ndarr
     state.extra_next[rows[extra]] -= 1
     state.regular_next[rows[~extra]] -= 1
     state.tile_to_place[rows] = -1
-    sub = plain_copy(state, rows)
-    redeal(sub, rng)
-    state.regular_deck[rows], state.extra_deck[rows] = sub.regular_deck, sub.extra_deck
+    redeal(state, rng, rows)
     for which in (False, True):
         again = rows[extra == which]
         if len(again) and not engine.draw_tile(state, again, extra=which).all():
