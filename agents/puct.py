@@ -2,7 +2,7 @@
 
 Spec (the defaults): ``puct:path=<shipped model>,sims=160,c_puct=1.5,deals=16,batch=8,time=0,temperature=0,
 mix=0.5,scale=40,noise=0,qprior=0,virtual=loss,net_depth=0,beta=0.3,reuse=0,widen=0,stop=0,look_scale=10,
-draws=1``.
+draws=1,trees=1``.
 ``path`` defaults to the game's ruleset's shipped search network (``puct_<ruleset>.zip`` in
 ``hg_env/arena/models/``; hg2020's: the PPO model with a value fitted to 3,584 of its own games,
 ``hgenv train --config configs/expert_value.toml``), else its shipped PPO model (``ppo_<ruleset>.zip``).
@@ -52,6 +52,12 @@ simulations left (``settled``): the rest could not change the move played, so at
 the agent plays the moves of the whole search at less CPU (with ``deals > 0`` the deals are drawn up
 front, so its generator ends where it would have and so do its games), and a larger ``sims`` costs
 less where the choice is clear early.
+
+With ``trees=K > 1`` a decision grows K independent trees of ``sims`` simulations each, on deals of
+their own, side by side (root parallelization, Chaslot et al. 2008): each round's leaves of all K
+share one lookahead and one network call, so K trees cost far less than K times one, and no tree's
+paths wait on another's values as a larger ``batch`` makes them wait. The move is chosen on the
+trees' summed visits (``merge_roots``), and ``stop`` stops them together.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
@@ -186,6 +192,12 @@ class Node:
                 return int(top[np.argmax(score[top])])
         return int(np.argmax(score))
 
+    def sibling(self) -> Node:
+        """A new root of the same decision: this node's moves, priors and values, no visits (``trees``)."""
+        node = Node(self.player, self.terminal)
+        node.expand(self.actions, self.prior, self.value, self.move_value)
+        return node
+
     def best(self, move_weight: float = 0.0) -> int:
         """The most visited move; ties: the best mean, then the highest prior."""
         return int(np.lexsort((-self.prior, -self.q(move_weight), -self.n))[0])
@@ -229,24 +241,38 @@ class SearchSettings:
     stop: bool = False  # a tree stops once its most visited root move cannot be overtaken (``settled``)
 
 
-def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, rng: np.random.Generator) -> list[Node]:
+def search_trees(
+    game: SearchGame,
+    roots: list[Node],
+    settings: SearchSettings,
+    rng: np.random.Generator,
+    decisions: np.ndarray | None = None,
+) -> list[Node]:
     """Simulate from every (expanded) root at once until it has ``settings.sims`` visits (a root kept
     from an earlier search keeps its visits); the roots, searched.
 
     Each round every tree still short of its simulations selects up to ``batch`` paths (virtual
     loss: a visit counts before its value comes back), all paths are stepped together, and all new
-    leaves are evaluated in one ``game.evaluate`` call. With ``settings.stop`` a tree stops early
-    once ``settled``."""
+    leaves are evaluated in one ``game.evaluate`` call. ``decisions[t]``: the decision tree t
+    searches (default: one per tree); trees of the same decision are chosen from together (their
+    visits summed, ``merge_roots``), so with ``settings.stop`` they stop together, once their summed
+    visits are ``settled`` against all their simulations left, and ``settings.time`` is per decision."""
     if settings.noise > 0:
         for root in roots:
             if len(root.actions) > 1:
                 eta = rng.dirichlet(np.full(len(root.actions), DIRICHLET_ALPHA))
                 root.prior = (1 - settings.noise) * root.prior + settings.noise * eta
-    deadline = _time.perf_counter() + settings.time * len(roots) if settings.time > 0 else math.inf
+    decisions = np.arange(len(roots)) if decisions is None else np.asarray(decisions, dtype=np.intp)
+    count = len(np.unique(decisions))
+    deadline = _time.perf_counter() + settings.time * count if settings.time > 0 else math.inf
     done = np.array([int(root.n.sum()) for root in roots], dtype=np.int64)  # a kept root's visits count
     while True:
         if settings.stop:
-            done = np.where([settled(root, settings.sims - d) for root, d in zip(roots, done)], settings.sims, done)
+            for d in np.unique(decisions[done < settings.sims]):
+                trees = np.flatnonzero(decisions == d)
+                visits = sum(roots[t].n for t in trees)
+                if settled_visits(visits, int((settings.sims - done[trees]).sum())):
+                    done[trees] = settings.sims
         todo = np.flatnonzero(done < settings.sims)
         if not len(todo) or _time.perf_counter() >= deadline:
             break
@@ -259,10 +285,29 @@ def search_trees(game: SearchGame, roots: list[Node], settings: SearchSettings, 
 def settled(root: Node, left: int) -> bool:
     """Whether ``left`` more simulations cannot change the root's most visited move: its lead in
     visits over the runner-up exceeds them (``Node.best`` then picks it whatever they do)."""
-    if left <= 0 or len(root.n) < 2:
+    return settled_visits(root.n, left)
+
+
+def settled_visits(visits: np.ndarray, left: int) -> bool:
+    """``settled`` on a root's visit counts (or several trees' summed)."""
+    if left <= 0 or len(visits) < 2:
         return True
-    second, first = np.partition(root.n, len(root.n) - 2)[-2:]
+    second, first = np.partition(visits, len(visits) - 2)[-2:]
     return first - second > left
+
+
+def merge_roots(roots: list[Node]) -> Node:
+    """One root of the searched trees of a decision (root parallelization): the first's moves, priors
+    and values, the visits and value sums of all."""
+    if len(roots) == 1:
+        return roots[0]
+    merged = roots[0].sibling()
+    merged.prior = roots[0].prior
+    for root in roots:
+        merged.n += root.n
+        merged.w += root.w
+        merged.total += root.total
+    return merged
 
 
 def _select(node: Node, path: list[tuple[Node, int]], settings: SearchSettings) -> int:
@@ -573,6 +618,8 @@ class PUCTAgent(Agent):
         "values: its leaf value and each move's value (mcts: its scale, 40)",
         "stop": "1: a decision stops once its most visited move can no longer be overtaken by the simulations "
         "left (the same move at less CPU when temperature=0); 0: all sims",
+        "trees": "independent trees per decision, each of sims simulations on deals of its own, searched "
+        "together; the move is chosen on their summed visits (root parallelization; 1: one tree)",
     }
 
     def __init__(
@@ -597,10 +644,14 @@ class PUCTAgent(Agent):
         stop: int = 0,
         look_scale: float = 10.0,
         draws: int = 1,
+        trees: int = 1,
     ) -> None:
         super().__init__(seed)
-        if sims < 1 or batch < 1 or draws < 1:
-            raise ValueError(f"sims, batch and draws must be >= 1, got sims={sims}, batch={batch}, draws={draws}")
+        if min(sims, batch, draws, trees) < 1:
+            raise ValueError(
+                f"sims, batch, draws and trees must be >= 1, got sims={sims}, batch={batch}, draws={draws}, "
+                f"trees={trees}"
+            )
         if min(deals, time, temperature, c_puct, qprior, net_depth, beta, widen) < 0:
             raise ValueError("deals, time, temperature, c_puct, qprior, net_depth, beta and widen must be >= 0")
         if not 0.0 <= mix <= 1.0 or not 0.0 <= noise <= 1.0 or scale <= 0 or look_scale <= 0:
@@ -627,7 +678,9 @@ class PUCTAgent(Agent):
         self.net_depth, self.beta, self.look_scale, self.draws = int(net_depth), beta, look_scale, int(draws)
         if reuse not in (0, 1):
             raise ValueError(f"reuse must be 0 or 1, got {reuse!r}")
-        self.reuse = bool(reuse)
+        if reuse and trees > 1:
+            raise ValueError("reuse=1 continues one tree: it cannot be combined with trees > 1")
+        self.reuse, self.trees = bool(reuse), int(trees)
         self._kept: dict[bytes, Node] = {}  # search.position_key -> the subtree kept for that decision (act_batch)
         self._nets: dict[str, tuple[Any, dict]] = {}
         if path:
@@ -730,7 +783,11 @@ class PUCTAgent(Agent):
                 if not np.array_equal(evaluation[0], np.flatnonzero(masks[j])):
                     raise RuntimeError(f"game {rows[j]}: the lookahead's legal moves differ from the action mask")
                 roots[j].expand(*evaluation)
-        sub = roots_state.take(np.array(searched))
+        k = self.trees  # tree i of searched decision s is row s * k + i, on deals of its own
+        sub = roots_state.take(np.repeat(searched, k))
         game = CoreGame(sub, self.deals, self.rng, evaluator)
-        search_trees(game, [roots[j] for j in searched], self.settings, self.rng)
+        trees = [tree for j in searched for tree in [roots[j]] + [roots[j].sibling() for _ in range(k - 1)]]
+        search_trees(game, trees, self.settings, self.rng, np.repeat(np.arange(len(searched)), k))
+        for s, j in enumerate(searched):
+            roots[j] = merge_roots(trees[s * k : (s + 1) * k])
         return roots

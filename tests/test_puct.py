@@ -15,6 +15,7 @@ from hg_env.agents.puct import (  # noqa: E402
     PUCTAgent,
     SearchSettings,
     default_model,
+    merge_roots,
     ppo_model,
     search_trees,
     settled,
@@ -176,6 +177,27 @@ def test_stop_ends_a_search_once_its_choice_cannot_change():
     assert not settled(_replay(game, int(visits) - 4), 200 - (int(visits) - 4))
 
 
+def test_trees_of_one_decision_are_chosen_from_and_stopped_together():
+    """Root parallelization: two trees of the same decision (``decisions``) search apart; their merged
+    root sums their visits and values, and with ``stop`` they stop together once the summed visits
+    are settled against the simulations left to both (never one tree alone)."""
+    game = TwoStepGame()
+    settings = SearchSettings(sims=100, c_puct=1.0, batch=4)
+    trees = search_trees(game, [_root(game), _root(game)], settings, np.random.default_rng(0), np.array([0, 0]))
+    merged = merge_roots(trees)
+    assert [t.n.sum() for t in trees] == [100, 100] and merged.n.sum() == 200
+    assert np.array_equal(merged.n, trees[0].n + trees[1].n) and np.allclose(merged.w, trees[0].w + trees[1].w)
+    assert merged.best() == 1 and merged.actions is trees[0].actions
+    assert merge_roots(trees[:1]) is trees[0]
+    stop = SearchSettings(sims=100, c_puct=1.0, batch=4, stop=True)
+    stopped = search_trees(game, [_root(game), _root(game)], stop, np.random.default_rng(0), np.array([0, 0]))
+    visits = [int(t.n.sum()) for t in stopped]
+    assert visits[0] == visits[1] < 100  # the same rounds: stopped together
+    assert settled(merge_roots(stopped), 200 - sum(visits)) and merge_roots(stopped).best() == 1
+    apart = search_trees(game, [_root(game), _root(game)], stop, np.random.default_rng(0))  # two decisions
+    assert all(settled(t, 100 - int(t.n.sum())) for t in apart)
+
+
 def _replay(game: TwoStepGame, sims: int) -> Node:
     settings = SearchSettings(sims=sims, c_puct=1.0, batch=4)
     return search_trees(game, [_root(game)], settings, np.random.default_rng(0))[0]
@@ -321,7 +343,7 @@ def test_puct_plays_legal_moves_with_the_shipped_model_by_default():
 
 
 @pytest.mark.parametrize(
-    "options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1", "stop=1", "draws=3"]
+    "options", ["virtual=loss", "virtual=visit", "net_depth=1", "qprior=1,widen=1", "stop=1", "draws=3", "trees=2"]
 )
 def test_puct_is_deterministic_given_its_seed(options):
     state = _position(9)
@@ -341,7 +363,7 @@ def test_puct_is_deterministic_given_its_seed(options):
     assert np.array_equal(a1, a2) and np.array_equal(n1, n2) and np.array_equal(w1, w2) and x1 == x2
 
 
-@pytest.mark.parametrize("options", ["", ",net_depth=1", ",draws=3"])
+@pytest.mark.parametrize("options", ["", ",net_depth=1", ",draws=3", ",trees=2"])
 def test_puct_never_reads_the_undrawn_order(options):
     state = _position(8)
     other = search.plain_copy(state)
@@ -398,6 +420,34 @@ def test_widened_search_visits_only_the_root_s_best_moves_by_their_one_turn_valu
     assert root.move_value[root.ranked[0]] == root.move_value.max()
 
 
+def test_trees_search_a_decision_on_deals_of_their_own_and_sum_their_visits(monkeypatch):
+    """``trees=3``: three trees of ``sims`` each on the core, each on its own deals (so they differ),
+    merged into the root whose summed visits choose the move; one tree's search is the default's."""
+    state = _position(10)
+    agent = make_agent("puct:sims=16,deals=2,batch=4,trees=3", seed=3)
+    seen = []
+    original = search_trees
+
+    def spy(game, roots, settings, rng, decisions=None):
+        seen.append((game.dealt.regular_deck.copy(), decisions))
+        out = original(game, roots, settings, rng, decisions)
+        seen.append([(r.n.copy(), r.w.copy()) for r in roots])
+        return out
+
+    monkeypatch.setattr("hg_env.agents.puct.search_trees", spy)
+    root = agent.search(state, np.array([0]))[0]
+    (decks, decisions), visits = seen
+    assert list(decisions) == [0, 0, 0] and len(decks) == 3 * 2  # tree t's deal j: row t * deals + j
+    assert not np.array_equal(decks[0], decks[2]) and not np.array_equal(decks[2], decks[4])
+    assert [int(n.sum()) for n, _ in visits] == [16, 16, 16]
+    assert not np.allclose(visits[0][1], visits[1][1])  # other deals, other values
+    assert np.array_equal(root.n, sum(n for n, _ in visits)) and root.n.sum() == 48
+    assert np.allclose(root.w, sum(w for _, w in visits))
+    one = make_agent("puct:sims=16,deals=2,batch=4,trees=1", seed=3).search(state, np.array([0]))[0]
+    default = make_agent("puct:sims=16,deals=2,batch=4", seed=3).search(state, np.array([0]))[0]
+    assert np.array_equal(one.n, default.n) and np.array_equal(one.w, default.w)
+
+
 def test_stop_plays_the_moves_of_the_whole_search_with_fewer_simulations():
     """``stop=1`` on the core: over a game's first decisions the same moves as without it (the
     deals are drawn up front, so stopping early leaves the agent's generator where it was), at
@@ -436,6 +486,10 @@ def test_puct_refuses_bad_options_and_another_rulesets_model():
         make_agent("puct:virtual=win")
     with pytest.raises(ValueError, match="look_scale"):
         make_agent("puct:look_scale=0")
+    with pytest.raises(ValueError, match="trees"):
+        make_agent("puct:trees=0")
+    with pytest.raises(ValueError, match="reuse=1 continues one tree"):
+        make_agent("puct:trees=2,reuse=1")
     agent = make_agent(f"puct:path={default_model('hg2002')},sims=2")
     state = engine.new_games(2, Rules(), seeds=[0], record_events=False)
     with pytest.raises(ValueError, match="plays 'hg2002', not 'hg2020'"):
