@@ -53,7 +53,7 @@ rollouts share batched core calls; their visits under way keep them apart:
 with ``virtual=loss`` such a visit counts as a lost one until its value comes
 back, with ``virtual=visit`` it only counts in the exploration term (as
 WU-UCT does; neither kept batches of 64 from playing much worse than batches
-of 8, README: Expert iteration). The move played
+of 8, docs/search_agent.md). The move played
 is the most visited edge at the root (ties: best mean value). With
 ``time > 0`` the search also stops after that many seconds per decision
 (results then depend on machine speed). The subtree below the chosen

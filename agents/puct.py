@@ -35,8 +35,8 @@ a tile just drawn is its mean over that draw and M - 1 others from the tiles uns
 across simulations; the leaf keeps its own tile's moves, priors and network value. ``batch``
 simulations per searched game run together, kept apart by their visits under way: with
 ``virtual=loss`` such a visit counts as a lost one until its value comes back, with ``virtual=visit``
-it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT does; README:
-Expert iteration compares the two). All games searched at once (``act_batch``: every game of an
+it only lowers its move's exploration bonus and leaves its mean alone (as WU-UCT does;
+docs/search_agent.md compares the two). All games searched at once (``act_batch``: every game of an
 evaluation, every game of expert iteration's self-play) share one lookahead and one network call per
 step: leaves are evaluated in batches.
 
