@@ -302,7 +302,6 @@ def merge_roots(roots: list[Node]) -> Node:
     if len(roots) == 1:
         return roots[0]
     merged = roots[0].sibling()
-    merged.prior = roots[0].prior
     for root in roots:
         merged.n += root.n
         merged.w += root.w
