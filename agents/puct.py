@@ -57,7 +57,9 @@ With ``trees=K > 1`` a decision grows K independent trees of ``sims`` simulation
 their own, side by side (root parallelization, Chaslot et al. 2008): each round's leaves of all K
 share one lookahead and one network call, so K trees cost far less than K times one, and no tree's
 paths wait on another's values as a larger ``batch`` makes them wait. The move is chosen on the
-trees' summed visits (``merge_roots``), and ``stop`` stops them together.
+trees' summed visits (``merge_roots``), and ``stop`` stops them together. Two trees of 160 cost less
+than ``mcts`` and played weaker than one (docs/search_agent.md): the search gains from the rounds of
+one tree.
 
 Values are in [0, 1] for the seat to move. A ``searchnet`` gives a win probability. A PPO model's
 value head predicts its training reward: with ``reward = "score_diff"`` the rest of the game's score
