@@ -13,7 +13,7 @@ Commands (``hgenv <command> --help`` for options)::
     play        play against agents in the terminal
     serve       play against agents in the browser (needs the [web] extra)
     train       PPO self-play from a config file, resumable (needs the [train] extra)
-    evaluate    a trained policy against fixed agents, seats swapped
+    evaluate    a trained policy or any agent against fixed agents, seats swapped
     quickstart  set-up check: train configs/quick.toml, rate it in a tournament, draw a final board
 """
 
@@ -268,7 +268,12 @@ def _is_expert_config(path: str) -> bool:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    module = _train_module("evaluate", "arena")
+    if args.model is None:  # any agent spec: torch only if the agent needs it
+        import importlib
+
+        module = importlib.import_module("hg_env.arena.evaluate")
+    else:
+        module = _train_module("evaluate", "arena")
     try:
         return module.main(args)
     except (ValueError, OSError) as err:
@@ -469,14 +474,30 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--seed", type=int, help="override run.seed (games, network and PPO)")
     tr.add_argument("--no-progress", action="store_true", help="no progress bars")
     tr.set_defaults(func=cmd_train)
-    ev = sub.add_parser("evaluate", help="win rates of a trained policy against fixed agents, seats swapped")
-    ev.add_argument("--model", required=True, help="a model saved by hgenv train, e.g. runs/default/final_model.zip")
+    ev = sub.add_parser("evaluate", help="win rates of a trained policy or any agent against others, seats swapped")
+    ev.add_argument("--model", help="a model saved by hgenv train, e.g. runs/default/final_model.zip")
+    ev.add_argument("--agent", help="any agent spec instead of --model, e.g. puct or mcts:sims=100 (hgenv agents)")
     ev.add_argument("--opponents", nargs="+", default=["random", "greedy"], help="agent specs")
     ev.add_argument("--games", type=int, default=200, help="games per opponent (each deck from every seat)")
     ev.add_argument("--players", type=int, default=2, choices=range(2, 6), help="players per game")
     ev.add_argument("--seed", type=int, default=0, help="deck seeds derive from it (the same for every opponent)")
     ev.add_argument("--threads", type=int, default=2, help="torch threads")
-    ev.add_argument("--ruleset", help="the model's ruleset (default: the one in the model file; another is refused)")
+    ev.add_argument(
+        "--ruleset",
+        help="the model's ruleset (default: the one in the model file; another is refused); with --agent the game "
+        "(default: hg2020)",
+    )
+    ev.add_argument(
+        "--chunk",
+        type=int,
+        help="play the decks in chunks of this many (players games each, all at once), each chunk's agents seeded "
+        "from its first deck (default: all at once; with --ray, --workers or --out 8)",
+    )
+    ev.add_argument("--workers", type=int, default=1, help="play chunks in this many processes")
+    ev.add_argument(
+        "--out",
+        help="a JSON Lines record of every finished chunk: the same command resumes it, playing only what is missing",
+    )
     add_flag_option(ev)
     ev.add_argument("--json", action="store_true", help="one line of JSON per opponent")
     ev.add_argument(

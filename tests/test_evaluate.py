@@ -15,7 +15,15 @@ import pytest
 
 import hg_env
 from hg_env.agents.base import FunctionAgent, make_agent
-from hg_env.arena.evaluate import EvalResult, as_agent, evaluate, evaluation_table, play_games, win_interval
+from hg_env.arena.evaluate import (
+    EvalResult,
+    MoveClock,
+    as_agent,
+    evaluate,
+    evaluation_table,
+    play_games,
+    win_interval,
+)
 from hg_env.core import engine
 from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
@@ -46,7 +54,7 @@ def test_evaluate_takes_a_spec_an_agent_and_a_function_and_returns_one_result_pe
     assert list(by_spec) == ["random", "greedy:opponents=0.5"]
     assert all(r.games == 2 and 0 <= r.ci_low <= r.win_rate <= r.ci_high <= 1 for r in by_spec.values())
     by_agent = hg_env.evaluate(make_agent("random"), opponents="random", games=2, seed=3)
-    assert vars(by_agent["random"]) == vars(by_spec["random"])  # the same seeds, the same games
+    assert by_agent["random"] == by_spec["random"]  # the same seeds, the same games
 
     seen = []
 
@@ -164,7 +172,7 @@ def test_evaluate_takes_a_model_or_its_policy(models) -> None:
     model = models["BoardCNN on SingleAgentEnv"]
     from_model = hg_env.evaluate(model, opponents=["random"], games=2)["random"]
     from_policy = hg_env.evaluate(model.policy, opponents=["random"], games=2)["random"]
-    assert vars(from_model) == vars(from_policy) and from_model.games == 2
+    assert from_model == from_policy and from_model.games == 2
     with pytest.raises(ValueError, match="does not play 'hg2002'"):  # HGPolicy knows its ruleset
         hg_env.evaluate(models["HGPolicy, lookahead"], opponents=["random"], games=2, ruleset="hg2002")
     with pytest.raises(ValueError, match="reads observations of shape"):  # BoardCNN: the board's shape
@@ -218,3 +226,103 @@ def test_play_games_keeps_its_arguments() -> None:
     scores, seats = play_games(make_agent("random"), make_agent("random"), 3, 0, 3, Rules(ruleset="carcassonne"))
     assert scores.shape == (3, 3) and list(seats) == [0, 1, 2]
     assert evaluate(make_agent("random"), "random", 3, 0, 3, Rules(ruleset="carcassonne")).games == 3
+
+
+class Counting(FunctionAgent):
+    """Random legal moves, counting the decisions it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda obs, mask: int(np.flatnonzero(mask)[0]))
+        self.asked = 0
+
+    def act_batch(self, observations, action_masks, state=None):
+        self.asked += int(np.asarray(action_masks).any(1).sum())
+        return super().act_batch(observations, action_masks, state)
+
+
+def test_play_games_clocks_each_sides_decisions() -> None:
+    agent, opponent = Counting(), make_agent("greedy")
+    clock = MoveClock()
+    play_games(agent, opponent, 4, seed=1, clock=clock)
+    assert clock.moves[0] == agent.asked > 0 and clock.moves[1] > 0
+    assert all(c >= 0 for c in clock.cpu) and clock.per_move(1) == clock.cpu[1] / clock.moves[1]
+    result = evaluate(make_agent("greedy"), "random", 4, seed=1)
+    assert result.cpu_per_move > 0 and result.opponent_cpu_per_move > 0
+    assert "CPU per move" in result.line() and "| CPU s per move |" in evaluation_table({"random": result})
+    assert MoveClock().per_move(0) is None
+
+
+def test_chunks_play_their_own_decks_wherever_they_are_played(tmp_path: Path) -> None:
+    """A chunk's games depend on its decks alone: chunked, in two processes, or resumed from a record."""
+    agent, games = make_agent("greedy"), 10  # 5 decks: chunks of 2, 2 and 1
+    whole = evaluate(agent, "random", games, seed=2, chunk=2)
+    parts = [play_games(agent, make_agent("random"), games, 2, decks=slice(a, min(a + 2, 5))) for a in (0, 2, 4)]
+    expected = EvalResult.from_games("random", *(np.concatenate(p) for p in zip(*parts)))
+    assert whole == expected
+    assert evaluate(agent, "random", games, seed=2, chunk=2, workers=2) == whole
+    record = tmp_path / "eval.jsonl"
+    assert evaluate(agent, "random", games, seed=2, chunk=2, record=record) == whole
+    lines = record.read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[0])["chunk"] == 2
+    # Killed while writing the third chunk: the two before it are kept, the cut line dropped and played again.
+    record.write_text("\n".join(lines[:3]) + "\n" + lines[3][:25])
+    assert evaluate(agent, "random", games, seed=2, chunk=2, record=record) == whole
+    resumed = record.read_text().splitlines()
+    assert resumed[:3] == lines[:3] and len(resumed) == 4
+    assert json.loads(resumed[3])["scores"] == json.loads(lines[3])["scores"]
+    # A finished record plays nothing more.
+    refuses = FunctionAgent(lambda obs, mask: (_ for _ in ()).throw(AssertionError("a recorded chunk played")))
+    refuses.spec = agent.spec
+    assert evaluate(refuses, "random", games, seed=2, chunk=2, record=record) == whole
+
+
+def test_a_record_of_another_evaluation_or_damaged_is_refused(tmp_path: Path) -> None:
+    record = tmp_path / "eval.jsonl"
+    hg_env.evaluate("greedy", opponents=["random"], games=4, seed=0, chunk=1, record=record)
+    kept = record.read_text()
+    with pytest.raises(ValueError, match="its seed is 0, this one's 1"):
+        hg_env.evaluate("greedy", opponents=["random"], games=4, seed=1, chunk=1, record=record)
+    with pytest.raises(ValueError, match="its agent is 'greedy', this one's 'random'"):
+        hg_env.evaluate("random", opponents=["random"], games=4, seed=0, chunk=1, record=record)
+    assert record.read_text() == kept
+    header, first, second = kept.splitlines()
+    for damaged, words in [
+        (first.replace('"seats": [0, 1]', '"seats": [1, 0]'), "seats must be"),
+        (first.replace('"decks": [0, 1]', '"decks": [0, 2]'), "not a chunk of 1 decks"),
+        (first.replace('"scores": [[', '"scores": [[-'), "non-negative points"),
+        (first.replace('"cpu": [', '"cpu": ["x", '), "must be numbers"),
+        (second.replace('"decks": [1, 2]', '"decks": [0, 1]').replace("[1, 0]", "[0, 1]"), "recorded twice"),
+    ]:
+        record.write_text("\n".join([header, first if "twice" in words else damaged, damaged]) + "\n")
+        with pytest.raises(ValueError, match=words):
+            hg_env.evaluate("greedy", opponents=["random"], games=4, seed=0, chunk=1, record=record)
+    record.write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match="not an evaluation record"):
+        hg_env.evaluate("greedy", opponents=["random"], games=4, seed=0, chunk=1, record=record)
+    for kwargs, words in [({"chunk": 0}, "chunk must be"), ({"workers": 0}, "workers must be")]:
+        with pytest.raises(ValueError, match=words):
+            hg_env.evaluate("greedy", opponents=["random"], games=4, **kwargs)
+
+
+def test_hgenv_evaluate_takes_any_agent_spec_and_resumes_its_record(tmp_path: Path, capsys) -> None:
+    from hg_env.cli import main
+
+    out = tmp_path / "eval.jsonl"
+    argv = ["evaluate", "--agent", "greedy", "--opponents", "random", "--games", "4", "--chunk", "1"]
+    assert main([*argv, "--out", str(out), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["opponent"] == "random" and line["games"] == 4 and line["cpu_per_move"] > 0
+    assert main([*argv, "--out", str(out), "--json"]) == 0  # resumed: nothing left to play, the same result
+    again = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in again.items() if "cpu" not in k} == {k: v for k, v in line.items() if "cpu" not in k}
+    assert len(out.read_text().splitlines()) == 3
+    for bad, words in [
+        (["evaluate", "--opponents", "random"], "give --model"),
+        (["evaluate", "--agent", "greedy", "--model", "m.zip"], "give --model"),
+        (["evaluate", "--agent", "nobody"], "unknown agent"),
+        (["evaluate", "--agent", "greedy", "--ruleset", "chess"], "--ruleset must be"),
+        ([*argv, "--workers", "2", "--ray"], "exclude each other"),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            main(bad)
+        assert exit_info.value.code == 2 and words in capsys.readouterr().err

@@ -161,10 +161,24 @@ def tournament_results(todo: list[tournament.ScheduledGame], address: str | None
 # ---------------------------------------------------------------- evaluation
 
 
-def _play_evaluation_chunk(
-    agent: Agent, opponent: Agent, games: int, seed: int, num_players: int, rules: Rules | None, decks: slice
-) -> tuple[np.ndarray, np.ndarray]:
-    return evaluate.play_games(agent, opponent, games, seed, num_players, rules, decks=decks)
+def evaluation_chunks(plays: list[tuple], address: str | None = None) -> Iterator[dict]:
+    """``evaluate.play_chunk(*args)`` of each argument tuple as a Ray task, each result as it finishes."""
+    ray = connect(address)
+    play = ray.remote(evaluate.play_chunk).options(max_retries=MAX_RETRIES, num_cpus=1)
+    shared: dict[int, Any] = {}  # one object per agent, sent once: the model file need not be on every node
+    pending = {}
+    for args in plays:
+        refs = [shared.setdefault(id(a), ray.put(a)) for a in args[:2]]
+        pending[play.remote(*refs, *args[2:])] = args
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                pending.pop(ref)
+                yield ray.get(ref)
+    finally:
+        for ref in pending:  # interrupted: nothing left running for a driver that stopped listening
+            ray.cancel(ref)
 
 
 def evaluation_games(
@@ -179,13 +193,15 @@ def evaluation_games(
     """``evaluate.play_games`` with the decks split into tasks of ``DECKS_PER_TASK`` decks each.
 
     Returns the final scores [G, players] and the agent's seat [G], in deck order."""
-    ray = connect(address)
     decks = math.ceil(games / num_players)
-    chunks = [slice(start, min(start + DECKS_PER_TASK, decks)) for start in range(0, decks, DECKS_PER_TASK)]
-    play = ray.remote(_play_evaluation_chunk).options(max_retries=MAX_RETRIES, num_cpus=1)
-    agent_ref, opponent_ref = ray.put(agent), ray.put(opponent)
-    parts = ray.get([play.remote(agent_ref, opponent_ref, games, seed, num_players, rules, c) for c in chunks])
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    rules = rules or Rules()
+    plays = [
+        (agent, opponent, games, seed, num_players, rules, slice(start, min(start + DECKS_PER_TASK, decks)))
+        for start in range(0, decks, DECKS_PER_TASK)
+    ]
+    parts = sorted(evaluation_chunks(plays, address), key=lambda part: part["decks"][0])
+    scores = np.concatenate([np.asarray(p["scores"], dtype=np.int64) for p in parts])
+    return scores, np.concatenate([np.asarray(p["seats"], dtype=np.int64) for p in parts])
 
 
 # ---------------------------------------------------------------- benchmark
