@@ -25,6 +25,7 @@ import numpy as np
 
 from hg_env.core import engine
 from hg_env.core.actions import sample_uniform
+from hg_env.core.observation import observe
 from hg_env.core.rules import Rules
 from hg_env.core.ruleset import get_ruleset
 from hg_env.core.state import OVER
@@ -367,14 +368,23 @@ def print_env(result: dict, as_json: bool) -> None:
 
 
 def bench_agents(
-    specs: list[str], games: int = 2, seed: int = 0, ruleset: str = "hg2020", num_players: int = 2
+    specs: list[str],
+    games: int = 2,
+    seed: int = 0,
+    ruleset: str = "hg2020",
+    num_players: int = 2,
+    at_once: int = 1,
 ) -> dict:
     """CPU (``time.process_time``) and wall seconds per decision of agents ``specs`` on the same
     positions: the first agent plays every seat of ``games`` games (deck seeds ``seed``, ``seed + 1``,
     ...; every agent reset with the game's seed), and at each of its decisions with more than one
     legal move every agent decides too, in an order that rotates from one decision to the next so
     that none always goes first. Also counts the decisions where each chose the first agent's move.
-    Agents that keep state between decisions see the first agent's moves, not their own."""
+    Agents that keep state between decisions see the first agent's moves, not their own.
+
+    ``at_once=N > 1`` plays the games N at a time on one batched state: every agent decides all of
+    the N games' positions with a choice together (``act_batch``, as ``hgenv evaluate`` asks it), so
+    an agent that searches many games at once (``puct``) shows what a move costs it there."""
     from hg_env.agents.base import make_agent
     from hg_env.arena.tournament import seat_observation
     from hg_env.game import Game
@@ -383,11 +393,40 @@ def bench_agents(
         raise ValueError("bench agents needs at least one agent spec")
     if not 1 <= games <= 10_000:
         raise ValueError(f"games must be 1..10000, got {games}")
+    if not 1 <= at_once <= 10_000:
+        raise ValueError(f"at_once must be 1..10000, got {at_once}")
     agents = [make_agent(spec) for spec in specs]
     cpu, wall = np.zeros(len(specs)), np.zeros(len(specs))
     same = np.zeros(len(specs), dtype=np.int64)
     decisions = 0
-    for g in range(games):
+    # Games N at a time on one batched state (at_once > 1), or one at a time through Game.
+    batches, singles = (range(0, games, at_once), ()) if at_once > 1 else ((), range(games))
+    for first in batches:
+        seeds = list(range(seed + first, seed + min(first + at_once, games)))
+        state = engine.new_games(num_players, Rules(ruleset=ruleset), seeds=seeds, record_events=False)
+        for agent in agents:
+            agent.reset(seed + first)
+        while (state.phase != OVER).any():
+            rows = np.flatnonzero(state.phase != OVER)
+            masks = engine.legal_action_mask(state, rows)
+            choice = masks.sum(1) > 1
+            actions = np.full(state.batch_size, -1, dtype=np.int64)
+            actions[rows[~choice]] = masks[~choice].argmax(1)
+            if choice.any():
+                deciding, masks = rows[choice], masks[choice]
+                chosen = np.zeros((len(specs), len(deciding)), dtype=np.int64)
+                for i in np.roll(np.arange(len(specs)), -decisions):
+                    agent = agents[i]
+                    w0, c0 = time.perf_counter(), time.process_time()
+                    obs = observe(state, deciding, state.current[deciding]) if agent.uses_observation else None
+                    chosen[i] = agent.act_batch(obs, masks.copy(), state.take(deciding))
+                    cpu[i] += time.process_time() - c0
+                    wall[i] += time.perf_counter() - w0
+                same += (chosen == chosen[0]).sum(1)
+                decisions += len(deciding)
+                actions[deciding] = chosen[0]
+            engine.step(state, actions)
+    for g in singles:
         game = Game(num_players=num_players, seed=seed + g, ruleset=ruleset)
         for agent in agents:
             agent.reset(seed + g)
@@ -411,6 +450,7 @@ def bench_agents(
     return {
         "ruleset": ruleset,
         "games": games,
+        "at_once": at_once,
         "decisions": decisions,
         "agents": [
             {
@@ -431,7 +471,8 @@ def print_agents(result: dict, as_json: bool) -> None:
         return
     n = result["decisions"]
     games = f"{result['games']} game" + ("s" if result["games"] != 1 else "")
-    print(f"{n} decisions with a choice, {games} of {result['ruleset']} (the first agent's moves)")
+    together = f", {result['at_once']} at once" if result.get("at_once", 1) > 1 else ""
+    print(f"{n} decisions with a choice, {games} of {result['ruleset']}{together} (the first agent's moves)")
     print(f"  {'agent':<48} {'CPU s/decision':>14} {'wall s':>8} {'CPU / first':>11} {'same move':>10}")
     for row in result["agents"]:
         print(

@@ -123,7 +123,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "agents":
         if not args.agents:
             raise ValueError("bench agents needs --agents SPEC [SPEC ...]")
-        bench.print_agents(bench.bench_agents(args.agents, args.games, args.seed, args.ruleset), args.json)
+        result = bench.bench_agents(args.agents, args.games, args.seed, args.ruleset, at_once=args.at_once)
+        bench.print_agents(result, args.json)
         return 0
     if args.what == "values":
         agents = args.agents or ["greedy"]
@@ -355,6 +356,12 @@ def build_parser() -> argparse.ArgumentParser:
         "the games (default greedy)",
     )
     bench.add_argument("--games", type=int, default=2, help="agents, values: games played")
+    bench.add_argument(
+        "--at-once",
+        type=int,
+        default=1,
+        help="agents: games played together, every agent deciding their positions at once (act_batch) (default: 1)",
+    )
     bench.add_argument("--seed", type=int, default=0, help="agents, values: the first game's deck seed and agent seed")
     bench.add_argument(
         "--models", nargs="+", help="values: model files whose networks value the positions (default: the shipped ones)"

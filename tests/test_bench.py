@@ -9,6 +9,7 @@ import pytest
 
 import hg_env
 from hg_env import bench
+from hg_env.agents.base import REGISTRY, Agent
 from hg_env.agents.puct import ppo_model
 from hg_env.cli import main
 
@@ -52,6 +53,30 @@ def test_bench_agents_times_agents_on_the_same_positions(capsys) -> None:
     assert "needs --agents" in capsys.readouterr().err
     with pytest.raises(ValueError, match="games must be"):
         bench.bench_agents(["greedy"], games=0)
+
+
+def test_bench_agents_at_once_decides_the_games_positions_together(capsys, monkeypatch) -> None:
+    """``--at-once N``: the games N at a time on one batched state, every agent deciding all their
+    positions with a choice in one ``act_batch``; a copy of the first agent still chooses its moves."""
+    asked = []
+
+    class Recorder(Agent):
+        name = "recorder"
+
+        def act_batch(self, observations, action_masks, state=None):
+            asked.append(len(action_masks))
+            assert np.asarray(action_masks).sum(1).min() > 1 and state.batch_size == len(action_masks)
+            return np.asarray([np.flatnonzero(mask)[-1] for mask in action_masks])
+
+    monkeypatch.setitem(REGISTRY, "recorder", Recorder)
+    result = bench.bench_agents(["greedy", "recorder", "greedy"], games=3, at_once=2)
+    assert result["at_once"] == 2 and result["decisions"] == sum(asked) > 40 and max(asked) == 2
+    first, _, copy = result["agents"]
+    assert first["same_move"] == copy["same_move"] == result["decisions"]
+    assert main(["bench", "agents", "--agents", "greedy", "--games", "2", "--at-once", "2"]) == 0
+    assert "2 at once" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="at_once must be"):
+        bench.bench_agents(["greedy"], at_once=0)
 
 
 def test_bench_values_scores_each_leaf_value_against_the_mover_s_result(capsys) -> None:
