@@ -49,6 +49,11 @@ class Agent:
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         raise NotImplementedError
 
+    def model_file(self, ruleset: str) -> str | None:
+        """The model file whose network plays ``ruleset`` for this agent (None: no network, or one only in
+        memory): records of its games pin it by SHA-256, so a changed model never mixes with its old games."""
+        return None
+
     def act_batch(self, observations: Any, action_masks: np.ndarray, state: State | None = None) -> np.ndarray:
         """One action per row of ``action_masks`` ([B, A] bool); -1 for rows with no legal action."""
         out = np.full(len(action_masks), -1, dtype=np.int64)

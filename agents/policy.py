@@ -65,6 +65,9 @@ class PolicyAgent(Agent):
         observation = loaded.metadata["observation"]
         self.board_shape: tuple[int, ...] | None = tuple(observation.get("board", observation)["shape"])
 
+    def model_file(self, ruleset: str) -> str | None:
+        return getattr(self, "path", None) or None  # from_policy: in memory
+
     @classmethod
     def from_policy(cls, policy: Any, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
         """An agent around a policy in memory; it shares the weights. ``policy``: an ``HGPolicy``

@@ -708,6 +708,11 @@ class PUCTAgent(Agent):
         self._nets[loaded.metadata["ruleset"]] = entry
         return entry
 
+    def model_file(self, ruleset: str) -> str | None:
+        if self.path:
+            return self.path
+        return None if self._nets else str(default_model(ruleset))  # from_net: in memory
+
     def network(self, ruleset: str) -> tuple[Any, dict]:
         """(network, metadata) that plays ``ruleset``: the given model (refused if it plays another
         ruleset), else the shipped network of that ruleset (``default_model``)."""

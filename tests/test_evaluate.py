@@ -326,3 +326,38 @@ def test_hgenv_evaluate_takes_any_agent_spec_and_resumes_its_record(tmp_path: Pa
         with pytest.raises(SystemExit) as exit_info:
             main(bad)
         assert exit_info.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_record_pins_the_model_files_both_sides_play_with(tmp_path: Path, monkeypatch) -> None:
+    """A changed model never mixes with its old games: the agent's is in the header, each opponent's in its chunks."""
+    from hg_env.agents.base import REGISTRY, RandomAgent
+    from hg_env.agents.puct import PUCTAgent, default_model
+
+    assert PUCTAgent().model_file("hg2020") == str(default_model("hg2020"))
+    shipped = str(default_model("hg2020"))
+    assert PUCTAgent(path=shipped).model_file("hg2020") == shipped and RandomAgent().model_file("hg2020") is None
+    files = {"agent": tmp_path / "agent.zip", "opponent": tmp_path / "opponent.zip"}
+    for path in files.values():
+        path.write_bytes(b"first")
+
+    def pinned(role: str) -> type:
+        class Pinned(RandomAgent):
+            name = role
+
+            def model_file(self, ruleset: str) -> str | None:
+                return str(files[role])
+
+        return Pinned
+
+    for role in files:
+        monkeypatch.setitem(REGISTRY, role, pinned(role))
+    record = tmp_path / "eval.jsonl"
+    hg_env.evaluate("agent", opponents=["opponent", "random"], games=2, chunk=1, record=record)
+    assert json.loads(record.read_text().splitlines()[0])["model"] is not None
+    files["opponent"].write_bytes(b"second")
+    with pytest.raises(ValueError, match="against 'opponent' were played with the model of SHA-256"):
+        hg_env.evaluate("agent", opponents=["opponent"], games=2, chunk=1, record=record)
+    assert hg_env.evaluate("agent", opponents=["random"], games=2, chunk=1, record=record)["random"].games == 2
+    files["agent"].write_bytes(b"second")
+    with pytest.raises(ValueError, match="its model is"):
+        hg_env.evaluate("agent", opponents=["random"], games=2, chunk=1, record=record)

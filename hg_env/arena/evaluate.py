@@ -246,6 +246,7 @@ def evaluate(
     header = {
         "evaluation": RECORD_VERSION,
         "agent": agent.spec,
+        "model": _model_pin(agent, rules.ruleset),
         "games": games,
         "seed": seed,
         "players": num_players,
@@ -253,12 +254,19 @@ def evaluate(
         "chunk": chunk,
     }
     done = {} if record is None else read_record(record, header)
+    opponent_model = _model_pin(opponent, rules.ruleset)
+    for part in done.get(opponent_spec, []):
+        if part.get("opponent_model") != opponent_model:
+            raise ValueError(
+                f"{record}: the games against {opponent_spec!r} were played with the model of SHA-256 "
+                f"{part.get('opponent_model')}, which is now {opponent_model}; use another file"
+            )
     parts = {c["decks"][0]: c for c in done.get(opponent_spec, [])}
     todo = [slice(a, min(a + chunk, decks)) for a in range(0, decks, chunk) if a not in parts]
     plays = [(agent, opponent, games, seed, num_players, rules, span) for span in todo]
     with _appender(record, header) as write:
         for part in _chunk_results(plays, workers, ray_address):
-            part["opponent"] = opponent_spec
+            part["opponent"], part["opponent_model"] = opponent_spec, opponent_model
             write(part)
             parts[part["decks"][0]] = part
     clock = MoveClock()
@@ -271,6 +279,14 @@ def evaluate(
 
 
 RECORD_VERSION = 1  # of an evaluation record (``evaluate(record=...)``, ``hgenv evaluate --out``)
+
+
+def _model_pin(agent: Agent, ruleset: str) -> str | None:
+    """SHA-256 of the model file an agent plays ``ruleset`` with (``Agent.model_file``), None without one."""
+    from hg_env.arena.ladder import file_sha256
+
+    path = agent.model_file(ruleset)
+    return None if path is None else file_sha256(path)
 
 
 def play_chunk(
@@ -342,10 +358,10 @@ class _appender:
 def read_record(record: str | Path, header: dict) -> dict[str, list[dict]]:
     """The finished chunks of an evaluation record, by opponent spec: ``{}`` for a missing file.
 
-    The record must be of the same evaluation (``header``: agent spec, games, seed, players, rules,
-    chunk); ValueError naming the file, line and problem otherwise, or for a damaged chunk line. A
-    last line cut short by a kill is dropped (the file is rewritten without it: that chunk is
-    played again)."""
+    The record must be of the same evaluation (``header``: agent spec, the SHA-256 of its model file,
+    games, seed, players, rules, chunk; each chunk line names its opponent and that one's model);
+    ValueError naming the file, line and problem otherwise, or for a damaged chunk line. A last line
+    cut short by a kill is dropped (the file is rewritten without it: that chunk is played again)."""
     path = Path(record)
     lines, cut = read_jsonl(path)
     if not lines:
