@@ -1,6 +1,7 @@
 """Evaluation games: an agent (a trained policy, your own model or function) against fixed opponents, seats swapped.
 
     hgenv evaluate --model runs/default/final_model.zip --opponents random greedy --games 200
+    hgenv evaluate --agent puct --opponents mcts --games 200 --chunk 25 --workers 2 --out puct_mcts.jsonl
 
     import hg_env
     results = hg_env.evaluate(model, opponents=["greedy"], games=200)   # model: your MaskablePPO
@@ -12,6 +13,9 @@ others; all games run at once on the batched core, both sides deciding in
 batches. A game is won when the agent scores strictly more than every
 opponent seat, half won on a tie for first (shared victory, R8.2.4), lost
 otherwise. The 95% interval is Wilson's (``win_interval``, which says why).
+Each side's CPU seconds per move are measured as it decides (``MoveClock``).
+Long evaluations play the decks in chunks, in worker processes or on Ray, and
+keep each finished chunk in a record they resume from (``evaluate``).
 
 ``evaluate_agent`` (exported as ``hg_env.evaluate``) takes any agent: a spec
 string, an ``hg_env.agents.Agent``, a function ``(observation, action_mask) ->
@@ -222,10 +226,10 @@ def evaluate(
     All games are played at once, unless ``chunk`` (deck orders per chunk, ``num_players`` games
     each) plays them chunk by chunk: each chunk's agents are seeded from its first deck, so a
     chunk's games do not depend on where or in which order it is played. ``workers`` plays chunks
-    in that many processes; ``ray_address`` plays them as Ray tasks ("" for a local Ray instance,
-    chunks of ``distributed.DECKS_PER_TASK`` decks by default; hg_env.arena.distributed).
-    ``record`` (a JSON Lines file) keeps every finished chunk, and the same call resumes from it:
-    only the missing chunks are played (``read_record``)."""
+    in that many processes; ``ray_address`` plays them as Ray tasks ("" for a local Ray instance;
+    hg_env.arena.distributed). Either, or a ``record``, plays chunks of ``distributed.DECKS_PER_TASK``
+    decks unless ``chunk`` says otherwise. ``record`` (a JSON Lines file) keeps every finished
+    chunk, and the same call resumes from it: only the missing chunks are played (``read_record``)."""
     opponent = make_agent(opponent_spec, seed=seed + 1)
     rules = rules or Rules()
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
