@@ -362,6 +362,30 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
     return {"search-strength": render_table(header, rows, align="lrrrrl")}
 
 
+# The strongest search so far (docs/search_agent.md), timed deciding many games at once beside mcts.
+SEARCH_AT_ONCE_SPEC = "puct:qprior=1,c_puct=0.1,sims=640,stop=1"
+SEARCH_AT_ONCE_GAMES = 16  # bench agents: games decided together, 16 positions per call for every agent
+SEARCH_AT_ONCE_BENCH = ("bench", "agents", "--agents", SEARCH_AT_ONCE_SPEC, "mcts", "puct", "--seed", "0")
+SEARCH_AT_ONCE_BENCH += ("--games", str(SEARCH_AT_ONCE_GAMES), "--at-once", str(SEARCH_AT_ONCE_GAMES), "--json")
+
+
+def measure_search_at_once(runner: Runner) -> dict[str, str]:
+    """What a move of ``puct`` costs when it decides many games at once, beside ``mcts`` (which searches one
+    game at a time whatever it is given)."""
+    bench = json.loads(runner([*HGENV, *SEARCH_AT_ONCE_BENCH]).stdout)
+    rows = {row["spec"]: row for row in bench["agents"]}
+    mcts = rows["mcts"]["cpu_s_per_decision"]
+    decided = f"{bench['decisions']:,} decisions, {bench['games']} games {bench['at_once']} at once"
+    header = ("agent", f"CPU s per decision ({decided})", "wall s per decision", "CPU over `mcts`'")
+    table = [
+        [f"`{spec}`", *(f"{row[key]:.3f}" for key in ("cpu_s_per_decision", "wall_s_per_decision"))]
+        for spec, row in rows.items()
+    ]
+    for spec, row in zip(rows, table):
+        row.append(f"{rows[spec]['cpu_s_per_decision'] / mcts:.2f}")
+    return {"search-at-once-cost": render_table(header, table, align="lrrr")}
+
+
 def measure_greedy_weights(runner: Runner) -> dict[str, str]:
     """``greedy:opponents=0.75`` (the lookahead policy's starting valuation) against ``greedy``."""
     out, _ = _tournament(runner, ["greedy", "greedy:opponents=0.75"])
@@ -674,6 +698,13 @@ FIGURES: dict[str, Figure] = {
             f"--seed 0 --workers 2 --out {SEARCH_GREEDY_OUT}",
             30,
             measure_search_strength,
+        ),
+        Figure(
+            "search-at-once",
+            "hgenv " + " ".join(SEARCH_AT_ONCE_BENCH),
+            50,
+            measure_search_at_once,
+            ("search-at-once-cost",),
         ),
         Figure(
             "greedy-0.75-vs-greedy",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import subprocess
 import sys
@@ -133,6 +134,14 @@ class FakeRunner:
                 for b, r in [("1", 2.0), ("aec", 1.5)]
             }
             return Run(json.dumps({"revision": argv[-1], "batches": rows}), "", 20.0, 20.0)
+        if command == "bench" and argv[4] == "agents":
+            specs = argv[argv.index("--agents") + 1 : argv.index("--seed")]
+            rows = [
+                {"spec": spec, "cpu_s_per_decision": 0.5 * (k + 1), "wall_s_per_decision": 0.6}
+                for k, spec in enumerate(specs)
+            ]
+            at_once = int(argv[argv.index("--at-once") + 1])
+            return Run(json.dumps({"games": 16, "at_once": at_once, "decisions": 2000, "agents": rows}), "", 9.0, 9.0)
         if command == "bench" and argv[4] == "core":
             batches = {str(b): {"decisions_per_cpu_s": 6000.4 * b, "games_per_cpu_s": 1.0} for b in (1, 64)}
             return Run(json.dumps({"ruleset": argv[-1], "batches": batches, "bytes_per_game": 2048}), "", 5.0, 5.0)
@@ -169,8 +178,10 @@ class FakeRunner:
                     "ci_high": 0.8,
                     "mean_score": 180.0,
                     "mean_opponent_score": 150.0,
+                    "cpu_per_move": 0.25,
+                    "opponent_cpu_per_move": 0.002,
                 }
-                for s in argv[argv.index("--opponents") + 1 : -1]
+                for s in itertools.takewhile(lambda a: not a.startswith("--"), argv[argv.index("--opponents") + 1 :])
             ]
             return Run("\n".join(map(json.dumps, lines)), "", 30.0, 30.0)
         return Run("", "", 120.0, 240.0)
@@ -231,6 +242,13 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     assert strength[3].startswith("| `puct` vs `greedy` | 2 | 75.0% [")  # a win and a tie
     assert "| 145.0 – 125.0 | 0.067 – 0.011 |" in strength[3]  # per move: (2 + 4) / 90 and 1 / 90
     assert strength[4].startswith("| `ppo` vs `mcts` | 100 | 30.0% [22.0, 40.0] | 140.0 – 150.0 | 0.100 – 0.200 |")
+    cost = values["search-at-once-cost"].splitlines()
+    assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
+    assert cost[2:] == [
+        f"| `{figures.SEARCH_AT_ONCE_SPEC}` | 0.500 | 0.600 | 0.50 |",
+        "| `mcts` | 1.000 | 0.600 | 1.00 |",
+        "| `puct` | 1.500 | 0.600 | 1.50 |",
+    ]
     throughput = "1,311 steps/s (100 CPU s for the whole run, start-up included)"
     assert values["throughput"] == values["throughput-lookahead"] == throughput
     assert values["default-train"] == "1,311 steps/s (1.0 min in all, 0.8 min of PPO, 1.7 min of CPU)"

@@ -425,7 +425,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
             if config.eval.every and _crossed(before, steps, config.eval.every):
                 agent = PolicyAgent.from_policy(policy_for_agents(_trained_net(algo, config), config))
                 evaluation = _evaluate(agent, config, config.eval.games, EVAL_SEED)
-                line = {spec: vars(result) for spec, result in evaluation.items()}
+                line = {spec: result.outcome() for spec, result in evaluation.items()}
                 with (run_dir / "eval.jsonl").open("a", encoding="utf-8") as f:
                     f.write(json.dumps({"steps": steps, **line}) + "\n")
             if _crossed(before, steps, config.run.checkpoint_every) or steps >= total:
@@ -457,7 +457,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True, stop
         final = _evaluate(PolicyAgent(path=str(exported)), config, config.eval.final_games, EVAL_SEED + 1)
         for result in final.values():
             print("  " + result.line(), file=sys.stderr)
-        write_final_eval(run_dir, {spec: vars(result) for spec, result in final.items()})
+        write_final_eval(run_dir, {spec: result.outcome() for spec, result in final.items()})
     if started:  # what the whole command cost, comparable with an SB3 run's CPU time
         print(
             f"RLlib run: {time.process_time() + ray_cpu:.0f} CPU s in all (this process and its Ray instance: "

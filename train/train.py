@@ -452,7 +452,7 @@ class TrainingCallback(BaseCallback):
             result = evaluate(agent, spec, games, EVAL_SEED, self.config.env.num_players, _rules(self.config))
             self.logger.record(f"eval/win_rate_vs_{spec}", result.win_rate)
             self.logger.record(f"eval/mean_score_vs_{spec}", result.mean_score)
-            line[spec] = vars(result)
+            line[spec] = result.outcome()
             self.last_eval[spec] = result.win_rate
         with (self.run_dir / "eval.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")
@@ -646,7 +646,7 @@ def train(
                 agent, spec, config.eval.final_games, EVAL_SEED + 1, config.env.num_players, _rules(config)
             )
             print("  " + result.line(), file=sys.stderr)
-            final[spec] = vars(result)
+            final[spec] = result.outcome()
         write_final_eval(run_dir, final)
     return run_dir
 

@@ -33,7 +33,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,10 @@ class EvalResult:
         return text
 
     __str__ = line
+
+    def outcome(self) -> dict[str, Any]:
+        """The result without its timings: what training logs keep, the same on every run of the same games."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.compare}
 
     @classmethod
     def from_games(
