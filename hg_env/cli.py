@@ -396,6 +396,14 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--out", default="results/tournament", help="folder for games.jsonl and the tables")
     tour.add_argument("--workers", type=int, default=1, help="processes playing games in parallel")
     tour.add_argument(
+        "--at-once",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play the games in groups of up to N (whole decks), each agent deciding all of a group's games "
+        "where it is to move in one call: a search agent (puct) then shares its work across them",
+    )
+    tour.add_argument(
         "--ray",
         nargs="?",
         const="",

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,11 @@ def test_ray_tournament_writes_the_single_process_file_and_tables(tmp_path: Path
     assert len(one) == 6 and [r["index"] for r in on_ray] == list(range(6))  # schedule order
     assert on_ray == one
     assert _tables(tmp_path / "ray") == _tables(tmp_path / "one")
+    # Games decided together (--at-once): a group is one task, its games come back in schedule order.
+    grouped = replace(config, at_once=4)
+    run_tournament(grouped, tmp_path / "one4", progress=False, plot=False)
+    run_tournament(grouped, tmp_path / "ray4", progress=False, plot=False, ray_address="")
+    assert _games(tmp_path / "ray4") == _games(tmp_path / "one4") and len(_games(tmp_path / "ray4")) == 6
 
 
 def test_ray_and_workers_exclude_each_other(tmp_path: Path) -> None:

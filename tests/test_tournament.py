@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from hg_env.arena import ratings
 from hg_env.arena.tournament import (
     GAMES_FILE,
     TournamentConfig,
+    groups,
     play_game,
     read_results,
     run_tournament,
@@ -75,6 +77,8 @@ def test_seatings_rotate_for_more_players() -> None:
         ({"agents": ("a", "b"), "seed": -1}, r"--seed must be 0\.\.9223372036854775807, got -1"),
         ({"agents": ("a", "b"), "seed": 2**63}, "--seed must be 0..9223372036854775807"),
         ({"agents": ("a", "b"), "seed": 1.5}, r"--seed must be an int .* got 1\.5"),
+        ({"agents": ("a", "b"), "at_once": 0}, r"--at-once must be an int 1\.\.10000, got 0"),
+        ({"agents": ("a", "b"), "at_once": 2.5}, r"--at-once must be an int 1\.\.10000, got 2\.5"),
     ],
 )
 def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
@@ -330,3 +334,93 @@ def test_ratings_on_a_hand_made_result_set() -> None:
     assert "A,B,4,0.8750," in ratings.winrates_csv(summary)
     md = ratings.markdown(summary)
     assert "| 1 | `A` | 6 | 5.5 |" in md and "0.875 [" in md
+
+
+# ---------------------------------------------------------------- games decided together (--at-once)
+
+
+@register
+class BatchSizeAgent(Agent):
+    """Test agent: the first legal action; notes how many games each act_batch call decided."""
+
+    name = "test-batch-size"
+    sizes: list[int] = []
+
+    def act(self, observation, action_mask, game=None) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+    def act_batch(self, observations, action_masks, state=None) -> np.ndarray:
+        assert state is not None and state.batch_size == len(action_masks)
+        BatchSizeAgent.sizes.append(len(action_masks))
+        return np.asarray(action_masks).argmax(1)
+
+
+def test_groups_are_whole_decks_that_stay_when_the_games_grow() -> None:
+    small = schedule(TournamentConfig(("a", "b", "c"), games=4, at_once=12))  # 6 games a deck
+    assert [[g.deck for g in group] for group in groups(small, 12)] == [[0] * 6 + [1] * 6]
+    grown = groups(schedule(TournamentConfig(("a", "b", "c"), games=10, at_once=12)), 12)
+    assert grown[0] == groups(small, 12)[0] and [len(g) for g in grown] == [12, 12, 6]
+    assert [len(g) for g in groups(small, 4)] == [6, 6]  # at least one deck
+
+
+def test_games_at_once_replay_and_batch_their_decisions(tmp_path: Path) -> None:
+    BatchSizeAgent.sizes = []
+    config = TournamentConfig(("greedy", "test-batch-size", "mcts:sims=4"), games=4, seed=3, at_once=12)
+    summary = run_tournament(config, tmp_path, progress=False, plot=False)
+    results = read_results(tmp_path / GAMES_FILE)
+    assert summary.total_games == len(results) == 12 and all(r["error"] is None for r in results)
+    assert sorted(r["game"] for r in results) == sorted(g.game_id for g in schedule(config))
+    assert 4 <= max(BatchSizeAgent.sizes) <= 8  # one call decides its games of the group (8) where it is to move
+    for r in results:
+        replay = Game.from_record(r["record"])
+        assert replay.is_over and replay.scores == r["scores"] and r["record"]["players"] == r["agents"]
+        assert sum(r["agent_decisions"]) == r["decisions"] and min(r["agent_cpu_seconds"]) >= 0
+    assert json.loads((tmp_path / "config.json").read_text())["at_once"] == 12
+
+
+def test_games_at_once_resume_and_run_in_workers_as_they_played(tmp_path: Path) -> None:
+    config = TournamentConfig(("random", "greedy"), games=8, seed=5, at_once=4)
+
+    def played(folder: Path) -> dict:
+        return {r["game"]: (r["scores"], r["record"]["decisions"]) for r in read_results(folder / GAMES_FILE)}
+
+    run_tournament(config, tmp_path / "whole", progress=False, plot=False)
+    run_tournament(config, tmp_path / "cut", progress=False, plot=False, max_games=3)  # stops inside a group
+    assert len(played(tmp_path / "cut")) == 3
+    run_tournament(config, tmp_path / "cut", progress=False, plot=False)
+    run_tournament(config, tmp_path / "workers", workers=2, progress=False, plot=False)
+    assert played(tmp_path / "cut") == played(tmp_path / "whole") == played(tmp_path / "workers")
+    assert len(played(tmp_path / "whole")) == 8
+    ids = [r["game"] for r in read_results(tmp_path / "cut" / GAMES_FILE)]
+    assert len(ids) == len(set(ids))  # the replayed group's finished games are not written twice
+    with pytest.raises(ValueError, match="at_once: 4 there, 1 now"):
+        run_tournament(replace(config, at_once=1), tmp_path / "whole", progress=False)
+
+
+def test_games_at_once_lose_to_crashes_and_illegal_moves_alone(tmp_path: Path) -> None:
+    config = TournamentConfig(("random", "test-crash", "test-illegal"), games=2, at_once=6)
+    run_tournament(config, tmp_path, progress=False, plot=False)
+    results = read_results(tmp_path / GAMES_FILE)
+    assert len(results) == 6
+    # Each agent is reset once per group: test-crash raises on its third act, inside one call.
+    crash = [r for r in results if r["error"] and r["error"]["agent"] == "test-crash"]
+    assert crash and all("RuntimeError: boom" in r["error"]["message"] for r in crash)
+    assert all(r["agents"][r["error"]["seat"]] == "test-crash" for r in crash)
+    for r in results:
+        if "test-illegal" in r["agents"]:
+            assert r["error"] is not None
+        if r["error"] and r["error"]["agent"] == "test-illegal":
+            assert r["error"]["message"].startswith("illegal action")
+        if "random" in r["agents"] and r["error"]:
+            assert r["winners"] == [r["agents"].index("random")]
+    assert not any(r["error"] and r["error"]["agent"] == "random" for r in results)
+
+
+def test_cli_plays_games_at_once(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "t"
+    args = ["tournament", "--agents", "random", "greedy", "--games", "4", "--at-once", "4", "--no-plot"]
+    assert cli_main([*args, "--out", str(out)]) == 0
+    assert "4 at once" in capsys.readouterr().out
+    assert len(read_results(out / GAMES_FILE)) == 4
+    with pytest.raises(SystemExit, match=r"--at-once must be an int 1\.\.10000, got 0"):
+        cli_main([*args[:-3], "--at-once", "0", "--out", str(tmp_path / "u")])

@@ -134,8 +134,11 @@ def _cluster_cpus(ray: Any) -> int:
 # ---------------------------------------------------------------- tournaments
 
 
-def tournament_results(todo: list[tournament.ScheduledGame], address: str | None = None) -> Iterator[dict]:
-    """The result of every game of ``todo``, played as Ray tasks, yielded in ``todo``'s order."""
+def tournament_results(
+    todo: list[tournament.ScheduledGame] | list[list[tournament.ScheduledGame]], address: str | None = None
+) -> Iterator[dict]:
+    """The result of every game of ``todo`` (scheduled games, or groups of them played together:
+    ``tournament.play_group``), played as Ray tasks, yielded in ``todo``'s order."""
     ray = connect(address)
     play = ray.remote(tournament._play_in_worker).options(max_retries=MAX_RETRIES, num_cpus=1)
     window = IN_FLIGHT_PER_CPU * _cluster_cpus(ray)
@@ -151,7 +154,8 @@ def tournament_results(todo: list[tournament.ScheduledGame], address: str | None
             for ref in ready:
                 finished[pending.pop(ref)] = ray.get(ref)
             while written in finished:
-                yield finished.pop(written)
+                done = finished.pop(written)
+                yield from done if isinstance(done, list) else [done]
                 written += 1
     finally:
         for ref in pending:  # interrupted: nothing left running for a driver that stopped listening

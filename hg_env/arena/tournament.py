@@ -27,10 +27,23 @@ Parallel games
     cluster (hg_env.arena.distributed), writing the same ``games.jsonl`` in
     schedule order.
 
+Games at once
+    ``--at-once N`` plays the schedule in groups of whole decks, up to N games
+    (every table and seating of those decks; at least one deck), on one
+    batched state: at each round every agent decides all the group's games
+    where it is to move in one ``act_batch`` call, so a search agent that
+    batches across games (``puct``) shares its work among them and its CPU per
+    move is what it costs in many games at once. Each agent is reset once per
+    group (with its seed in the group's first game it plays), so the games
+    differ from those played one at a time, and ``--at-once`` is part of the
+    settings a resumed run must match. A call's time counts evenly for every
+    game it decided; an agent that raises loses every game of that call.
+
 Resuming
     Run the same command again: finished games are read back from
     ``games.jsonl`` and skipped; a line cut short by a kill is dropped (that
-    game is replayed). Tables are a pure function of the finished games in
+    game is replayed; with ``--at-once``, its whole group, whose finished games
+    are not written again). Tables are a pure function of the finished games in
     schedule order, so a resumed run ends with the same tables as an
     uninterrupted one.
 
@@ -76,6 +89,7 @@ class TournamentConfig:
     seed: int = 0
     ruleset: str = "hg2020"  # the game every table plays (docs/rules/)
     flags: dict[str, Any] = field(default_factory=dict)  # its rule flags (--flag NAME=VALUE; Rules checks them)
+    at_once: int = 1  # games decided together (--at-once; ``groups``): 1 plays them one at a time
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -88,6 +102,8 @@ class TournamentConfig:
         if self.games < 1:
             raise ValueError(f"--games must be >= 1, got {self.games}")
         check_seed(self.seed, "--seed")  # deck and agent seeds derive from it: an int 0..2**63-1
+        if isinstance(self.at_once, bool) or not isinstance(self.at_once, int) or not 1 <= self.at_once <= 10_000:
+            raise ValueError(f"--at-once must be an int 1..10000, got {self.at_once!r}")
         if self.ruleset not in RULESETS:
             raise ValueError(f"--ruleset must be one of {RULESETS}, got {self.ruleset!r}")
         Rules(ruleset=self.ruleset, **self.flags)  # ValueError naming an unknown flag or a bad value
@@ -172,12 +188,25 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
             seconds[seat] += time.perf_counter() - t0
             cpu[seat] += time.process_time() - c0
             moves[seat] += 1
-        in_range = isinstance(action, (int, np.integer)) and 0 <= action < len(mask)
-        if not (in_range and mask[action]):
-            what = f" ({game.describe(int(action))})" if in_range else ""
-            error = _error(game_spec, seat, len(game.history), f"illegal action {action!r}{what}")
+        error = _illegal(game_spec, game, seat, action, mask)
+        if error is not None:
             break
         game.step(int(action))
+    wall, cpu_total = time.perf_counter() - started, time.process_time() - cpu_started
+    return _result_line(game_spec, game, error, (seconds, cpu, moves), (wall, cpu_total), explanations)
+
+
+def _result_line(
+    game_spec: ScheduledGame,
+    game: Game,
+    error: dict | None,
+    clocks: tuple[list[float], list[float], list[int]],
+    whole: tuple[float, float],
+    explanations: dict[str, dict],
+) -> dict:
+    """The result line of a finished game (module docstring): ``clocks`` = (wall seconds, CPU seconds,
+    decisions) of each seat's agent, ``whole`` = (wall, CPU) seconds of the whole game, engine included."""
+    seconds, cpu, moves = clocks
     ranks = ratings.ranks_from_scores(game.scores, loser=None if error is None else error["seat"])
     meta: dict[str, Any] = {"tournament_game": game_spec.game_id}
     if game_spec.explain:  # hgenv replay --html draws them
@@ -196,13 +225,129 @@ def play_game(game_spec: ScheduledGame, agents: dict[str, Agent] | None = None) 
         "winners": [s for s, r in enumerate(ranks) if r == 1],
         "error": error,
         "decisions": len(game.history),
-        "seconds": round(time.perf_counter() - started, 3),
-        "agent_seconds": [round(s, 3) for s in seconds],
-        "agent_cpu_seconds": [round(s, 3) for s in cpu],
-        "agent_decisions": moves,
-        "cpu_seconds": round(time.process_time() - cpu_started, 3),  # the whole game, engine included
+        "seconds": round(whole[0], 3),
+        "agent_seconds": [round(float(s), 3) for s in seconds],
+        "agent_cpu_seconds": [round(float(s), 3) for s in cpu],
+        "agent_decisions": [int(m) for m in moves],
+        "cpu_seconds": round(whole[1], 3),  # the whole game, engine included
         "record": game.to_record(players=list(game_spec.agents), meta=meta),
     }
+
+
+def _illegal(game_spec: ScheduledGame, game: Game, seat: int, action: Any, mask: np.ndarray) -> dict | None:
+    """The error of ``action`` if it is not a legal action of ``mask`` (None if it is)."""
+    in_range = isinstance(action, (int, np.integer)) and 0 <= action < len(mask)
+    if in_range and mask[action]:
+        return None
+    what = f" ({game.describe(int(action))})" if in_range else ""
+    return _error(game_spec, seat, len(game.history), f"illegal action {action!r}{what}")
+
+
+# ---------------------------------------------------------------- games decided together
+
+
+def groups(planned: list[ScheduledGame], at_once: int) -> list[list[ScheduledGame]]:
+    """The schedule in the groups ``play_group`` plays together: whole decks (every table, every
+    seating), as many as hold at most ``at_once`` games, at least one. A group depends on the deck
+    numbers alone, so it stays the same when ``--games`` grows or a run resumes."""
+    per_deck = sum(g.deck == planned[0].deck for g in planned) if planned else 1
+    decks = max(1, at_once // per_deck)
+    by_block: dict[int, list[ScheduledGame]] = {}
+    for game_spec in planned:
+        by_block.setdefault(game_spec.deck // decks, []).append(game_spec)
+    return list(by_block.values())
+
+
+def play_group(group: list[ScheduledGame], agents: dict[str, Agent] | None = None) -> Iterator[dict]:
+    """Play scheduled games together, yielding each one's result line (``play_game``'s) as it ends.
+
+    Round by round, every agent decides all the games of the group where it is to move in one
+    ``act_batch`` call, with the batched state of those games as its hook: an agent that searches
+    many games at once (``puct``) shares its work across them. Each agent is reset once, with its
+    seed in the first game of the group it plays, so a group plays the same whatever else runs.
+    A call's time counts evenly for every game it decided. An agent that raises, or answers with
+    the wrong number of actions, loses every game of that call; an illegal action loses its game.
+    """
+    from hg_env.core.observation import observe
+    from hg_env.core.search import plain_copy
+
+    agents = {} if agents is None else agents
+    count, players = len(group), len(group[0].agents)
+    games = [Game(num_players=players, seed=g.deck_seed, ruleset=g.ruleset, **g.flags) for g in group]
+    seconds, cpu = np.zeros((count, players)), np.zeros((count, players))
+    moves = np.zeros((count, players), dtype=np.int64)
+    own_wall, own_cpu = np.zeros(count), np.zeros(count)  # each game's share of the group's time
+    errors: list[dict | None] = [None] * count
+    explanations: list[dict[str, dict]] = [{} for _ in range(count)]
+    seeded: set[str] = set()
+    broken: dict[str, str] = {}  # spec -> why it could not be built: every game it plays loses
+    for i, game_spec in enumerate(group):
+        for seat, spec in enumerate(game_spec.agents):
+            if spec not in seeded and spec not in broken:
+                try:
+                    if spec not in agents:
+                        agents[spec] = make_agent(spec)
+                    agents[spec].reset(game_spec.agent_seeds[seat])
+                    seeded.add(spec)
+                except Exception as err:
+                    broken[spec] = _message(err)
+            if spec in broken and errors[i] is None:
+                errors[i] = _error(game_spec, seat, 0, broken[spec])
+    ended = [False] * count
+    while True:
+        for i in range(count):
+            if not ended[i] and (errors[i] is not None or games[i].is_over):
+                ended[i] = True
+                yield _result_line(
+                    group[i],
+                    games[i],
+                    errors[i],
+                    (seconds[i], cpu[i], moves[i]),
+                    (own_wall[i], own_cpu[i]),
+                    explanations[i],
+                )
+        live = [i for i in range(count) if not ended[i]]
+        if not live:
+            return
+        deciding: dict[str, list[int]] = {}
+        for i in live:
+            deciding.setdefault(group[i].agents[games[i].current_player], []).append(i)
+        for spec, rows in deciding.items():
+            agent, seats = agents[spec], [games[i].current_player for i in rows]
+            masks = np.stack([games[i].action_mask() for i in rows])
+            for i, seat, mask in zip(rows, seats, masks):
+                if group[i].explain and np.count_nonzero(mask) > 1:  # before its move, outside its clock
+                    said = _explain(agent, games[i])
+                    if said is not None:
+                        explanations[i][str(len(games[i].history))] = {"seat": seat, "agent": spec, "rows": said}
+            t0, c0 = time.perf_counter(), time.process_time()
+            failure = None
+            try:
+                state = plain_copy(games[rows[0]].state, np.zeros(len(rows), dtype=np.intp))
+                for j, i in enumerate(rows[1:], 1):
+                    state.put(np.array([j]), games[i].state)
+                obs = observe(state, np.arange(len(rows)), np.asarray(seats)) if agent.uses_observation else None
+                actions = np.asarray(agent.act_batch(obs, masks.copy(), state))
+                if actions.shape != (len(rows),):
+                    failure = f"act_batch answered {actions.shape} actions for {len(rows)} games"
+            except Exception as err:
+                failure = _message(err)
+            wall, used = (time.perf_counter() - t0) / len(rows), (time.process_time() - c0) / len(rows)
+            for j, (i, seat) in enumerate(zip(rows, seats)):
+                seconds[i, seat] += wall
+                cpu[i, seat] += used
+                moves[i, seat] += 1
+                own_wall[i] += wall
+                own_cpu[i] += used
+                error = _error(group[i], seat, len(games[i].history), failure) if failure else None
+                error = error or _illegal(group[i], games[i], seat, actions[j].item(), masks[j])
+                if error is not None:
+                    errors[i] = error
+                    continue
+                t1, c1 = time.perf_counter(), time.process_time()
+                games[i].step(int(actions[j]))
+                own_wall[i] += time.perf_counter() - t1
+                own_cpu[i] += time.process_time() - c1
 
 
 EXPLAINED_MOVES = 8  # the moves --explain keeps of each decision
@@ -273,7 +418,8 @@ def _check_config(out: Path, config: TournamentConfig) -> None:
             raise ValueError(f"{path} is damaged (not a JSON object); delete it (the settings are written again)")
         theirs.setdefault("ruleset", "hg2020")  # tournaments from before rulesets
         theirs.setdefault("flags", {})  # and from before rule flags
-        differ = [k for k in ("agents", "players", "seed", "ruleset", "flags") if theirs.get(k) != mine[k]]
+        theirs.setdefault("at_once", 1)  # and from before --at-once
+        differ = [k for k in ("agents", "players", "seed", "ruleset", "flags", "at_once") if theirs.get(k) != mine[k]]
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
@@ -298,11 +444,17 @@ def write_summary(out: Path, config: TournamentConfig, results: list[dict], plot
 _WORKER_AGENTS: dict[str, Agent] = {}
 
 
-def _play_in_worker(game_spec: ScheduledGame) -> dict:
-    return play_game(game_spec, _WORKER_AGENTS)
+def _play_in_worker(work: ScheduledGame | list[ScheduledGame]) -> dict | list[dict]:
+    """One game's result line, or a group's (``play_group``), in a worker process or Ray task."""
+    if isinstance(work, list):
+        return list(play_group(work, _WORKER_AGENTS))
+    return play_game(work, _WORKER_AGENTS)
 
 
-def _results(todo: list[ScheduledGame], workers: int, ray_address: str | None) -> Iterator[dict]:
+def _results(
+    todo: list[ScheduledGame] | list[list[ScheduledGame]], workers: int, ray_address: str | None
+) -> Iterator[dict]:
+    """Result lines of ``todo``: scheduled games played one at a time, or groups played together."""
     if ray_address is not None:
         from hg_env.arena import distributed
 
@@ -310,14 +462,18 @@ def _results(todo: list[ScheduledGame], workers: int, ray_address: str | None) -
         return
     if workers <= 1:
         agents: dict[str, Agent] = {}
-        for game_spec in todo:
-            yield play_game(game_spec, agents)
+        for work in todo:
+            if isinstance(work, list):
+                yield from play_group(work, agents)
+            else:
+                yield play_game(work, agents)
         return
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")  # no fork: agents may hold torch threads
     with ctx.Pool(workers) as pool:
-        yield from pool.imap_unordered(_play_in_worker, todo)
+        for done in pool.imap_unordered(_play_in_worker, todo):
+            yield from done if isinstance(done, list) else [done]
 
 
 def run_tournament(
@@ -363,9 +519,17 @@ def run_tournament(
         results.append(r)
     _rewrite(games_path, results)
     finished = {r["game"] for r in results}
-    todo = [replace(g, explain=explain) for g in planned if g.game_id not in finished]
-    if max_games is not None:
-        todo = todo[:max_games]
+    todo: list[ScheduledGame] | list[list[ScheduledGame]]
+    if config.at_once > 1:  # a group with a missing game is played whole (its games play as one), the rest kept
+        todo = [
+            [replace(g, explain=explain) for g in group]
+            for group in groups(planned, config.at_once)
+            if any(g.game_id not in finished for g in group)
+        ]
+    else:
+        todo = [replace(g, explain=explain) for g in planned if g.game_id not in finished]
+        if max_games is not None:
+            todo = todo[:max_games]
     in_schedule = [r for r in results if r["game"] in by_id]
     bar = progress_bar(  # a log file gets plain lines, no redraws
         total=len(planned),
@@ -379,7 +543,13 @@ def run_tournament(
     last_summary = time.monotonic()
     try:
         with games_path.open("a", encoding="utf-8") as f:
+            new = 0
             for result in _results(todo, workers, ray_address):
+                if result["game"] in finished:  # replayed with its group: kept as it was
+                    continue
+                if max_games is not None and new >= max_games:
+                    break
+                new += 1
                 f.write(json.dumps(result) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -440,6 +610,7 @@ def main(args) -> int:
         seed=args.seed,
         ruleset=args.ruleset,
         flags=parse_flags(args.ruleset, args.flags),
+        at_once=args.at_once,
     )
     out = _check_out(args.out)
     if args.summary_only:
@@ -449,9 +620,10 @@ def main(args) -> int:
         return 0
     planned = len(schedule(config))
     where = "" if args.ray is None else f" on Ray ({args.ray or 'a local instance'})"
+    together = f", up to {config.at_once} at once" if config.at_once > 1 else ""
     print(
         f"tournament: {len(tables(config))} table(s) x {config.decks * config.players} games "
-        f"({config.decks} decks x {config.players} seatings) = {planned} games{where} -> {out}"
+        f"({config.decks} decks x {config.players} seatings) = {planned} games{where}{together} -> {out}"
     )
     try:
         run_tournament(
