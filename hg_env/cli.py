@@ -516,6 +516,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_flag_option(ev)
     ev.add_argument("--json", action="store_true", help="one line of JSON per opponent")
     ev.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="play nothing: the result of the finished games of the --out record so far (the same settings)",
+    )
+    ev.add_argument(
         "--ray",
         nargs="?",
         const="",

@@ -316,12 +316,20 @@ def test_hgenv_evaluate_takes_any_agent_spec_and_resumes_its_record(tmp_path: Pa
     again = json.loads(capsys.readouterr().out)
     assert {k: v for k, v in again.items() if "cpu" not in k} == {k: v for k, v in line.items() if "cpu" not in k}
     assert len(out.read_text().splitlines()) == 3
+    # --summary-only reports the games recorded so far, playing none: half the record, half the games.
+    header, first, _ = out.read_text().splitlines()
+    out.write_text(header + "\n" + first + "\n")
+    assert main([*argv, "--out", str(out), "--json", "--summary-only"]) == 0
+    half = json.loads(capsys.readouterr().out)
+    assert half["games"] == 2 and len(out.read_text().splitlines()) == 2
     for bad, words in [
         (["evaluate", "--opponents", "random"], "give --model"),
         (["evaluate", "--agent", "greedy", "--model", "m.zip"], "give --model"),
         (["evaluate", "--agent", "nobody"], "unknown agent"),
         (["evaluate", "--agent", "greedy", "--ruleset", "chess"], "--ruleset must be"),
         ([*argv, "--workers", "2", "--ray"], "exclude each other"),
+        ([*argv, "--summary-only"], "give its --out"),
+        ([*argv[:4], "greedy", *argv[5:], "--out", str(out), "--summary-only"], "no finished games against 'greedy'"),
     ]:
         with pytest.raises(SystemExit) as exit_info:
             main(bad)

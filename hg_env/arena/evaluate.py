@@ -223,6 +223,7 @@ def evaluate(
     chunk: int | None = None,
     record: str | Path | None = None,
     workers: int = 1,
+    play: bool = True,
 ) -> EvalResult:
     """Win rate of ``agent`` against the agent ``opponent_spec`` (module docstring), with each side's
     CPU seconds per move.
@@ -233,7 +234,10 @@ def evaluate(
     in that many processes; ``ray_address`` plays them as Ray tasks ("" for a local Ray instance;
     hg_env.arena.distributed). Either, or a ``record``, plays chunks of ``distributed.DECKS_PER_TASK``
     decks unless ``chunk`` says otherwise. ``record`` (a JSON Lines file) keeps every finished
-    chunk, and the same call resumes from it: only the missing chunks are played (``read_record``)."""
+    chunk, and the same call resumes from it: only the missing chunks are played (``read_record``).
+    ``play=False`` plays nothing: the result of the record's finished chunks so far (ValueError if none)."""
+    if not play and record is None:
+        raise ValueError("play=False reports a record's finished games: it needs the record")
     opponent = make_agent(opponent_spec, seed=seed + 1)
     rules = rules or Rules()
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
@@ -270,7 +274,9 @@ def evaluate(
                 f"{part.get('opponent_model')}, which is now {opponent_model}; use another file"
             )
     parts = {c["decks"][0]: c for c in done.get(opponent_spec, [])}
-    todo = [slice(a, min(a + chunk, decks)) for a in range(0, decks, chunk) if a not in parts]
+    todo = [slice(a, min(a + chunk, decks)) for a in range(0, decks, chunk) if a not in parts and play]
+    if not parts and not todo:
+        raise ValueError(f"{record}: no finished games against {opponent_spec!r} yet")
     plays = [(agent, opponent, games, seed, num_players, rules, span) for span in todo]
     with _appender(record, header) as write:
         for part in _chunk_results(plays, workers, ray_address):
@@ -429,6 +435,7 @@ def evaluate_agent(
     chunk: int | None = None,
     record: str | Path | None = None,
     workers: int = 1,
+    play: bool = True,
 ) -> dict[str, EvalResult]:
     """Win rate of ``agent`` against each opponent spec, seats swapped on paired decks (``hg_env.evaluate``),
     with each side's CPU seconds per move.
@@ -436,7 +443,7 @@ def evaluate_agent(
     ``agent``: a spec string (``"greedy"``), an ``hg_env.agents.Agent``, a function
     ``(observation, action_mask) -> action``, or a stable-baselines3 model (or its policy) in
     memory (module docstring). Every opponent plays the same deck orders (seeded from ``seed``).
-    ``chunk``, ``record`` (one file for all opponents) and ``workers``: see ``evaluate``.
+    ``chunk``, ``record`` (one file for all opponents), ``workers`` and ``play``: see ``evaluate``.
     Returns ``{opponent spec: EvalResult}`` in the order given; ``print`` a result for its line,
     ``evaluation_table`` for a Markdown table. ValueError naming a bad argument before any game."""
     opponents = [opponents] if isinstance(opponents, str) else list(opponents)
@@ -453,7 +460,7 @@ def evaluate_agent(
     player = as_agent(agent, seed=seed)
     rules = Rules(ruleset=ruleset)
     return {
-        spec: evaluate(player, spec, int(games), seed, num_players, rules, None, chunk, record, workers)
+        spec: evaluate(player, spec, int(games), seed, num_players, rules, None, chunk, record, workers, play)
         for spec in opponents
     }
 
@@ -523,6 +530,8 @@ def main(args) -> int:
         raise ValueError(f"--workers must be 1..256, got {args.workers}")
     if args.ray is not None and args.workers > 1:
         raise ValueError("--workers and --ray exclude each other: Ray uses every CPU of its cluster")
+    if args.summary_only and args.out is None:
+        raise ValueError("--summary-only reports the finished games of a record: give its --out")
     for spec in args.opponents:  # a bad spec is named before any game is played
         make_agent(spec)
     if args.model is not None:
@@ -554,6 +563,8 @@ def main(args) -> int:
     where = "" if args.ray is None else f", on Ray ({args.ray or 'a local instance'})"
     if args.chunk is not None:
         where += f", in chunks of {args.chunk} decks"
+    if args.summary_only:
+        where += f", the finished games of {args.out} so far"
     if not args.json:
         print(f"evaluating {name}: {args.games} games per opponent, seats swapped, seed {args.seed}{where}")
     results = {}
@@ -569,6 +580,7 @@ def main(args) -> int:
             chunk=args.chunk,
             record=args.out,
             workers=args.workers,
+            play=not args.summary_only,
         )
         print(json.dumps(asdict(results[spec])) if args.json else "  " + results[spec].line(), flush=True)
     if not args.json:
