@@ -182,6 +182,14 @@ def _ladder_parser(sub) -> None:
     lad.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=ray_help)
     lad.add_argument("--out", help="folder for games.jsonl, ladder.json, ladder.md (default results/ladder/R/AGENT)")
     lad.add_argument("--seed", type=int, default=1, help="the agent's decks derive from it")
+    lad.add_argument(
+        "--at-once",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play each batch's games in groups of up to N together (a search agent such as puct then "
+        "decides them in one call; hgenv tournament --at-once)",
+    )
     reference_help = "a reference file of your own instead of the stored one (hg_env/arena/reference/R.jsonl)"
     lad.add_argument("--reference", help=reference_help)
     _ruleset_option(lad)

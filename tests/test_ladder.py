@@ -157,6 +157,23 @@ def test_a_placement_resumes_and_never_plays_a_game_twice(tmp_path: Path, refere
         ladder("greedy", games=6, **kwargs)
 
 
+def test_a_placement_plays_its_batches_at_once(tmp_path: Path, references) -> None:
+    """--at-once: a batch's games in groups played together, the agent deciding its games in one call."""
+    from tests.test_tournament import BatchSizeAgent
+
+    BatchSizeAgent.sizes = []
+    kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path, batch=4, at_once=6)
+    result = ladder("test-batch-size", games=6, **kwargs)
+    lines = _lines(tmp_path / "games.jsonl")
+    assert result.games == len(lines) == 6 and len({game_key(line) for line in lines}) == 6
+    assert max(BatchSizeAgent.sizes) >= 2  # it decided several games in one call
+    assert json.loads((tmp_path / "config.json").read_text())["at_once"] == 6
+    with pytest.raises(ValueError, match="at_once: 6 there, 1 now"):
+        ladder("test-batch-size", games=6, **{**kwargs, "at_once": 1})
+    with pytest.raises(ValueError, match=r"at_once must be an integer 1\.\.10000, got 0"):
+        ladder("greedy", games=6, at_once=0)
+
+
 def test_a_placement_takes_agent_objects_like_evaluate(references) -> None:
     from hg_env.agents.base import make_agent
 

@@ -45,7 +45,11 @@ Placing an agent (``hgenv ladder --agent``)
     ``games`` games or the ``budget`` in CPU-minutes of play is spent: a batch is cut to the decks the
     budget still pays for, from each rung's measured CPU per game. A rung with the agent's own spec is
     not played. The games go to ``--out`` (``games.jsonl``, ``ladder.json``, ``ladder.md``); running the
-    same command again resumes there, and never plays a game twice.
+    same command again resumes there, and never plays a game twice. ``--at-once N`` plays a batch's
+    games in groups of up to N together (``tournament.play_group``): an agent that searches many
+    games at once (``puct``) then pays its batched CPU per move, which the table shows beside the
+    rungs' (theirs from reference games, played one at a time). Agents are then reset once per group,
+    so its games depend on the group; a resumed run must use the same ``--at-once``.
 """
 
 from __future__ import annotations
@@ -263,15 +267,19 @@ def _scheduled(index: int, specs: Sequence[str], deck: int, rotation: int, seed:
     )
 
 
-def _play(todo: list, workers: int = 1, ray_address: str | None = None, agents: dict | None = None) -> Iterable[dict]:
-    """Results of the scheduled games (any order with ``workers`` > 1): the tournament's game loop."""
+def _play(
+    todo: list, workers: int = 1, ray_address: str | None = None, agents: dict | None = None, at_once: int = 1
+) -> Iterable[dict]:
+    """Results of the scheduled games (any order with ``workers`` > 1): the tournament's game loop, one
+    game at a time or (``at_once > 1``) in groups of that many played together."""
     from hg_env.arena import tournament
 
+    work = [todo[i : i + at_once] for i in range(0, len(todo), at_once)] if at_once > 1 else todo
     if agents is not None and workers <= 1 and ray_address is None:
-        for game_spec in todo:
-            yield tournament.play_game(game_spec, agents)
+        for unit in work:
+            yield from tournament.play_group(unit, agents) if at_once > 1 else [tournament.play_game(unit, agents)]
         return
-    yield from tournament._results(todo, workers, ray_address)
+    yield from tournament._results(work, workers, ray_address)
 
 
 # ---------------------------------------------------------------- the reference state of a ruleset
@@ -575,7 +583,8 @@ def _check_run_config(out: Path, config: dict) -> None:
             theirs = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ValueError(f"{path} is damaged ({err}); delete it (the settings are written again)") from None
-        differ = [k for k in ("agent", "ruleset", "seed") if theirs.get(k) != config[k]]
+        theirs.setdefault("at_once", 1)  # runs from before --at-once
+        differ = [k for k in ("agent", "ruleset", "seed", "at_once") if theirs.get(k) != config[k]]
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {config[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds another ladder run ({detail}); use another --out")
@@ -621,13 +630,15 @@ def ladder(
     batch: int = DEFAULT_BATCH,
     reference: str | Path | None = None,
     log=None,
+    at_once: int = 1,
 ) -> LadderResult:
     """Place ``agent`` on the ruleset's ladder (module docstring) and return its rating among the rungs.
 
     ``agent``: what ``hg_env.evaluate`` takes (a spec string, an ``Agent``, a function
     ``(observation, action_mask) -> action`` or a stable-baselines3 model). ``budget``: CPU-minutes of
     play. ``out``: a folder for games.jsonl, ladder.json and ladder.md (resumed when it holds this
-    agent's games; ``None`` keeps nothing). ``reference``: another reference file (tests).
+    agent's games; ``None`` keeps nothing). ``reference``: another reference file (tests). ``at_once``:
+    a batch's games played in groups of that many together (module docstring).
     ValueError naming a bad argument before any game."""
     from hg_env.arena.evaluate import as_agent
 
@@ -638,6 +649,9 @@ def ladder(
         raise ValueError(f"budget must be a positive number of CPU-minutes, got {budget!r}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 2:
         raise ValueError(f"batch must be an integer >= 2, got {batch!r}")
+    if isinstance(at_once, bool) or not isinstance(at_once, int) or not 1 <= at_once <= 10_000:
+        raise ValueError(f"at_once must be an integer 1..10000, got {at_once!r}")
+    batch = max(batch, at_once)  # a batch holds a whole group
     if ray_address is not None and not isinstance(agent, str):
         raise ValueError("--ray plays agents given by spec strings only: Ray workers build the agent from it")
     label = _label(agent, name)
@@ -664,7 +678,7 @@ def ladder(
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        config = {"agent": label, "ruleset": ruleset, "seed": seed}
+        config = {"agent": label, "ruleset": ruleset, "seed": seed, "at_once": at_once}
         _check_run_config(out, config)
         path = out / "games.jsonl"
         everything = read_lines(path)
@@ -700,7 +714,8 @@ def ladder(
                     seats_of[(game.game_id, rotation)] = seats
                 deck += 1
             before = len(run)
-            for result in _play(todo, 1, ray_address, agents=cache if ray_address is None else None):
+            cached = cache if ray_address is None else None
+            for result in _play(todo, 1, ray_address, agents=cached, at_once=at_once):
                 line = _compact(result, seats_of[(result["game"], result["rotation"])], pins, ref.fingerprint)
                 run.append(line)
                 done.add(game_key(line))
@@ -882,6 +897,7 @@ def main(args) -> int:
         seed=args.seed,
         reference=args.reference,
         log=print,
+        at_once=args.at_once,
     )
     print(result.markdown())
     return 0
