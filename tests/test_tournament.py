@@ -22,6 +22,7 @@ from hg_env.arena.tournament import (
     TournamentConfig,
     groups,
     play_game,
+    play_group,
     read_results,
     run_tournament,
     schedule,
@@ -376,6 +377,13 @@ def test_games_at_once_replay_and_batch_their_decisions(tmp_path: Path) -> None:
         assert replay.is_over and replay.scores == r["scores"] and r["record"]["players"] == r["agents"]
         assert sum(r["agent_decisions"]) == r["decisions"] and min(r["agent_cpu_seconds"]) >= 0
     assert json.loads((tmp_path / "config.json").read_text())["at_once"] == 12
+    # --explain in a group: the same games, with what each agent thought at its decisions.
+    group = [replace(g, explain=True) for g in groups(schedule(config), 12)[0]]
+    explained = {r["game"]: r for r in play_group(group)}
+    for r in results:
+        assert explained[r["game"]]["record"]["decisions"] == r["record"]["decisions"]
+    thoughts = [e for r in explained.values() for e in r["record"]["meta"]["explanations"].values()]
+    assert {e["agent"] for e in thoughts} == {"greedy", "mcts:sims=4"}  # the test agent cannot explain
 
 
 def test_games_at_once_resume_and_run_in_workers_as_they_played(tmp_path: Path) -> None:
