@@ -338,10 +338,30 @@ def _pair_row(a: str, b: str, pair: dict, flip: bool, source: str) -> list:
     return [f"`{a}` vs `{b}`", pair["games"], percent(rate, low, high), scores_text, cpu_text, source]
 
 
+# The strongest search so far (docs/search_agent.md): its evaluations against mcts and greedy, many games
+# decided at once, kept in the repository as they grow (hgenv evaluate --out: a run plays only what is missing).
+SEARCH_AT_ONCE_SPEC = "puct:qprior=1,c_puct=0.1,sims=640,stop=1"
+SEARCH_EVALUATIONS = {
+    "mcts": Path("docs/measurements/puct640-mcts.jsonl"),
+    "greedy": Path("docs/measurements/puct640-greedy.jsonl"),
+}
+SEARCH_EVALUATION_ARGS = ("--games", "200", "--seed", "0", "--chunk", "20", "--threads", "1")
+
+
+def _evaluation_row(spec: str, opponent: str, result: dict, source: str) -> list:
+    """A row of the search-strength table from ``hgenv evaluate --json``'s line of one opponent."""
+    rate = percent(result["win_rate"], result["ci_low"], result["ci_high"])
+    scores = "{:.1f} – {:.1f}".format(result["mean_score"], result["mean_opponent_score"])
+    cpu = "{:.3f} – {:.3f}".format(result["cpu_per_move"], result["opponent_cpu_per_move"])
+    return [f"`{spec}` vs `{opponent}`", result["games"], rate, scores, cpu, source]
+
+
 def measure_search_strength(runner: Runner) -> dict[str, str]:
     """``puct`` against ``mcts`` and ``mcts:sims=16``, and the shipped ``ppo`` policy against ``mcts``, from the
     hg2020 ladder's reference games (``hgenv ladder pairs``); ``puct`` against ``greedy`` from a 200-game
-    tournament (resumable in ``SEARCH_GREEDY_OUT``: a second run reads the games the first played)."""
+    tournament (resumable in ``SEARCH_GREEDY_OUT``: a second run reads the games the first played); the
+    strongest search (``SEARCH_AT_ONCE_SPEC``) against ``mcts`` and ``greedy`` from 200-game evaluations
+    of many games at once, whose records (``SEARCH_EVALUATIONS``) are in the repository."""
     stored = runner([*HGENV, "ladder", "pairs", "--ruleset", "hg2020", "--json"]).stdout
     pairs = {(p["a"], p["b"]): p for p in map(json.loads, stored.splitlines())}
     reference = "ladder reference games (`hgenv ladder pairs --rung {}`)"
@@ -356,6 +376,11 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
     games = [json.loads(line) for line in (SEARCH_GREEDY_OUT / "games.jsonl").open(encoding="utf-8")]
     tournament = "`hgenv tournament --agents puct greedy --games 200 --seed 0`"
     rows.append(_pair_row("puct", "greedy", _tournament_pair(games, "puct", "greedy"), False, tournament))
+    for opponent, record in SEARCH_EVALUATIONS.items():
+        argv = [*HGENV, "evaluate", "--agent", SEARCH_AT_ONCE_SPEC, "--opponents", opponent, *SEARCH_EVALUATION_ARGS]
+        result = json.loads(runner([*argv, "--workers", "2", "--out", str(record), "--json"]).stdout.splitlines()[-1])
+        source = f"`hgenv evaluate`, 20 decks (40 games) decided at once per chunk (`{record}`)"
+        rows.append(_evaluation_row(SEARCH_AT_ONCE_SPEC, opponent, result, source))
     if ("mcts", "ppo") in pairs:
         rows.append(_pair_row("ppo", "mcts", pairs["mcts", "ppo"], True, reference.format("ppo")))
     header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move", "games from")
@@ -363,7 +388,6 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
 
 
 # The strongest search so far (docs/search_agent.md), timed deciding many games at once beside mcts.
-SEARCH_AT_ONCE_SPEC = "puct:qprior=1,c_puct=0.1,sims=640,stop=1"
 SEARCH_AT_ONCE_GAMES = 16  # bench agents: games decided together, 16 positions per call for every agent
 SEARCH_AT_ONCE_BENCH = ("bench", "agents", "--agents", SEARCH_AT_ONCE_SPEC, "mcts", "puct", "--seed", "0")
 SEARCH_AT_ONCE_BENCH += ("--games", str(SEARCH_AT_ONCE_GAMES), "--at-once", str(SEARCH_AT_ONCE_GAMES), "--json")
@@ -695,7 +719,9 @@ FIGURES: dict[str, Figure] = {
         Figure(
             "search-strength",
             "hgenv ladder pairs --ruleset hg2020 --json; hgenv tournament --agents puct greedy --players 2 --games 200 "
-            f"--seed 0 --workers 2 --out {SEARCH_GREEDY_OUT}",
+            f"--seed 0 --workers 2 --out {SEARCH_GREEDY_OUT}; hgenv evaluate --agent {SEARCH_AT_ONCE_SPEC} "
+            f"--opponents OPPONENT {' '.join(SEARCH_EVALUATION_ARGS)} --workers 2 --out RECORD (mcts, greedy: "
+            "the records in docs/measurements; about 6 CPU-hours where they are missing)",
             30,
             measure_search_strength,
         ),

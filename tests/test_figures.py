@@ -241,7 +241,10 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     assert strength[2].startswith("| `puct` vs `mcts` | 200 | 60.0% [53.0, 66.0] | 150.0 – 140.0 | 0.200 – 0.100 |")
     assert strength[3].startswith("| `puct` vs `greedy` | 2 | 75.0% [")  # a win and a tie
     assert "| 145.0 – 125.0 | 0.067 – 0.011 |" in strength[3]  # per move: (2 + 4) / 90 and 1 / 90
-    assert strength[4].startswith("| `ppo` vs `mcts` | 100 | 30.0% [22.0, 40.0] | 140.0 – 150.0 | 0.100 – 0.200 |")
+    for row, opponent in zip(strength[4:6], figures.SEARCH_EVALUATIONS):
+        assert row.startswith(f"| `{figures.SEARCH_AT_ONCE_SPEC}` vs `{opponent}` | 200 | 75.0% [69.0, 80.0] |")
+        assert "| 180.0 – 150.0 | 0.250 – 0.002 |" in row and str(figures.SEARCH_EVALUATIONS[opponent]) in row
+    assert strength[6].startswith("| `ppo` vs `mcts` | 100 | 30.0% [22.0, 40.0] | 140.0 – 150.0 | 0.100 – 0.200 |")
     cost = values["search-at-once-cost"].splitlines()
     assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
     assert cost[2:] == [
