@@ -376,6 +376,7 @@ def test_games_at_once_replay_and_batch_their_decisions(tmp_path: Path) -> None:
         replay = Game.from_record(r["record"])
         assert replay.is_over and replay.scores == r["scores"] and r["record"]["players"] == r["agents"]
         assert sum(r["agent_decisions"]) == r["decisions"] and min(r["agent_cpu_seconds"]) >= 0
+        assert r["group"] == {"first": "t0-d0-r0", "games": 12}
     assert json.loads((tmp_path / "config.json").read_text())["at_once"] == 12
     # --explain in a group: the same games, with what each agent thought at its decisions.
     group = [replace(g, explain=True) for g in groups(schedule(config), 12)[0]]

@@ -17,7 +17,8 @@ Files in ``--out``
     ``config.json``     the settings; a resumed run must match them (``--games`` may grow)
     ``games.jsonl``     one line per finished game, flushed after every game, with
                         scores, ranks, errors, timing and the game record
-                        (``Game.to_record``, replay it with ``Game.from_record``)
+                        (``Game.to_record``, replay it with ``Game.from_record``);
+                        with ``--at-once``, its group (first game, number of games)
     ``summary.md``      ratings, pairwise win rates (95% Wilson intervals), mean scores, time
     ``ratings.csv``, ``winrates.csv``, ``ratings.png``
 
@@ -298,14 +299,10 @@ def play_group(group: list[ScheduledGame], agents: dict[str, Agent] | None = Non
         for i in range(count):
             if not ended[i] and (errors[i] is not None or games[i].is_over):
                 ended[i] = True
-                yield _result_line(
-                    group[i],
-                    games[i],
-                    errors[i],
-                    (seconds[i], cpu[i], moves[i]),
-                    (own_wall[i], own_cpu[i]),
-                    explanations[i],
-                )
+                clocks, whole = (seconds[i], cpu[i], moves[i]), (own_wall[i], own_cpu[i])
+                line = _result_line(group[i], games[i], errors[i], clocks, whole, explanations[i])
+                # played in a group: its agents were seeded in the group's first game, not by agent_seeds
+                yield line | {"group": {"first": group[0].game_id, "games": count}}
         live = [i for i in range(count) if not ended[i]]
         if not live:
             return
