@@ -275,11 +275,7 @@ def _play(
     from hg_env.arena import tournament
 
     work = [todo[i : i + at_once] for i in range(0, len(todo), at_once)] if at_once > 1 else todo
-    if agents is not None and workers <= 1 and ray_address is None:
-        for unit in work:
-            yield from tournament.play_group(unit, agents) if at_once > 1 else [tournament.play_game(unit, agents)]
-        return
-    yield from tournament._results(work, workers, ray_address)
+    yield from tournament._results(work, workers, ray_address, agents)
 
 
 # ---------------------------------------------------------------- the reference state of a ruleset

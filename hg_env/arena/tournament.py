@@ -449,16 +449,20 @@ def _play_in_worker(work: ScheduledGame | list[ScheduledGame]) -> dict | list[di
 
 
 def _results(
-    todo: list[ScheduledGame] | list[list[ScheduledGame]], workers: int, ray_address: str | None
+    todo: list[ScheduledGame] | list[list[ScheduledGame]],
+    workers: int,
+    ray_address: str | None,
+    agents: dict[str, Agent] | None = None,
 ) -> Iterator[dict]:
-    """Result lines of ``todo``: scheduled games played one at a time, or groups played together."""
+    """Result lines of ``todo``: scheduled games played one at a time, or groups played together.
+    ``agents``: built agents by spec, kept between games when they are played in this process."""
     if ray_address is not None:
         from hg_env.arena import distributed
 
         yield from distributed.tournament_results(todo, ray_address)
         return
     if workers <= 1:
-        agents: dict[str, Agent] = {}
+        agents = {} if agents is None else agents
         for work in todo:
             if isinstance(work, list):
                 yield from play_group(work, agents)
