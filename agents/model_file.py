@@ -55,6 +55,7 @@ reads the lookahead (a Dict observation): those of ``HGVecEnv`` and
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -68,6 +69,7 @@ from typing import Any
 import torch
 from gymnasium import spaces
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from hg_env.core.ruleset import RULESETS, get_ruleset
 from hg_env.fileio import atomic_write_bytes
@@ -532,7 +534,7 @@ def _build_for(path: Path, kind: str, kwargs: dict, weights: dict[str, torch.Ten
     meta device (shapes, no data); a policy's layers are first counted from its net_arch."""
     try:
         if kind in BOARD_KINDS:
-            with torch.device("meta"):
+            with _shapes_only():
                 _compare_weights(path, _build_boardnet(path, kwargs, kind).state_dict(), weights, whose)
             net = _build_boardnet(path, kwargs, kind)
         else:
@@ -549,13 +551,38 @@ def _build_for(path: Path, kind: str, kwargs: dict, weights: dict[str, torch.Ten
     return net
 
 
+_FILLS = frozenset({"normal_", "uniform_", "zero_", "fill_", "copy_", "mul_", "div_", "add_", "sub_", "clamp_"})
+
+
+class _SkipFills(TorchFunctionMode):
+    """Skips the calls that only fill a meta tensor's values (nn.init's, ``fill_``, ``copy_``, ...)."""
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        tensor = next((a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)), None)
+        fills = getattr(func, "__module__", None) == "torch.nn.init" or getattr(func, "__name__", "") in _FILLS
+        if fills and tensor is not None and tensor.is_meta:
+            return tensor
+        return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _shapes_only() -> Any:
+    """Build networks on the meta device for their shapes alone, skipping what only fills values.
+
+    Why skip: on a meta tensor those ops run through torch._refs, whose first use imports
+    torch._dynamo, seconds of CPU in every process that loads a model; shapes never depend on them."""
+    with torch.device("meta"), _SkipFills():
+        yield
+
+
 def _network_size(path: Path, kind: str, kwargs: dict) -> tuple[int, int]:
     """(parameters, tensors) of the declared network's state dict, allocating none of them: a
     BoardNet is built on the meta device, a policy's extractor too and its layers are counted
     from net_arch (SB3 moves its MLP to a real device while building it)."""
     try:
         if kind in BOARD_KINDS:
-            with torch.device("meta"):
+            with _shapes_only():
                 state = _build_boardnet(path, kwargs, kind).state_dict()
             return sum(t.numel() for t in state.values()), len(state)
         extractor = _meta_extractor(path, kwargs)
@@ -584,7 +611,7 @@ def _meta_extractor(path: Path, kwargs: dict) -> nn.Module:
     options = dict(_plain_kwargs(path, "features_extractor_kwargs", kwargs.get("features_extractor_kwargs") or {}))
     if kwargs.get("normalize_images") is False and issubclass(cls, (NatureCNN, CombinedExtractor)):
         options["normalized_image"] = True  # as SB3's BaseModel does
-    with torch.device("meta"):
+    with _shapes_only():
         return cls(observation, **options)
 
 

@@ -199,7 +199,7 @@ class BoardNet(nn.Module):
         sides = np.vstack([side_type, np.zeros((1, 4), dtype=np.int64)])
         self.register_buffer("side_terrain", torch.from_numpy(sides), persistent=False)
         self.terrains = len(spec.terrain_names)
-        self.place_side = nn.Parameter(torch.randn(self.terrains, channels, channels) / channels**0.5)
+        self.place_side = nn.Parameter(torch.randn(self.terrains, channels, channels).div_(channels**0.5))
         self.place_out = nn.Linear(channels, 1)
         self.retake_out = nn.Linear(channels, 1)
         estimates = len(ESTIMATE_FEATURES) if lookahead else 0

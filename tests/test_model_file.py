@@ -7,6 +7,8 @@ import base64
 import io
 import json
 import pickle
+import subprocess
+import sys
 import warnings
 import zipfile
 from pathlib import Path
@@ -200,6 +202,18 @@ def test_a_plain_maskable_ppo_model_plays_a_legal_game(mlp_zip) -> None:
     spec = tournament.schedule(tournament.TournamentConfig(agents=(f"policy:path={path}", "random"), games=2))[0]
     line = tournament.play_game(spec)  # one act() per decision; an illegal move would be recorded as an error
     assert line["error"] is None and line["decisions"] > 50
+
+
+def test_loading_sizes_the_network_without_importing_torch_dynamo() -> None:
+    """The declared network is sized on the meta device with its value fills skipped: filling a meta
+    tensor would import torch._dynamo, seconds of CPU in every process that loads a model. (An SB3
+    policy's own optimizer imports it: that cost is SB3's.)"""
+    models = Path(__file__).parents[1] / "hg_env" / "arena" / "models"
+    code = "import sys; from hg_env.agents.model_file import load_model; load_model(sys.argv[1]); "
+    code += "print('torch._dynamo' in sys.modules)"
+    for path in (models / "puct_hg2020.zip", models / "ppo_hg2020.zip"):  # a searchnet, a boardnet
+        run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+        assert run.stdout.split() == ["False"], path
 
 
 def test_policies_off_the_allow_list_are_refused_with_how_to_export(tmp_path: Path) -> None:
