@@ -232,11 +232,11 @@ class MCTSAgent(Agent):
         self.sims, self.c, self.rollout, self.depth = sims, c, rollout, depth
         self.batch, self.widen, self.time_limit, self.scale, self.deals = batch, widen, time, scale, deals
         self.virtual = virtual
-        self._kept: tuple[bytes, Node] | None = None  # (position key, subtree) for reuse
+        self._kept: dict[bytes, Node] = {}  # search.position_key -> the subtree the last act(_batch) kept there
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._kept = None
+        self._kept = {}
 
     # ------------------------------------------------------------ protocol
 
@@ -249,9 +249,11 @@ class MCTSAgent(Agent):
         if state is None:
             raise ValueError("the mcts agent needs the batched state: call act_batch(obs, masks, state=state)")
         out = np.full(len(action_masks), -1, dtype=np.int64)
-        for i in np.flatnonzero(np.asarray(action_masks).any(1)):
-            self._kept = None  # rows are different games
-            out[i] = self.search(state, int(i))
+        kept, self._kept = self._kept, {}
+        for i in np.flatnonzero(np.asarray(action_masks).any(1)):  # each game reuses the subtree kept for it
+            out[i], _, keep = self._search(state, int(i), kept)
+            if keep is not None:
+                self._kept[keep[0]] = keep[1]
         return out
 
     # ------------------------------------------------------------ search
@@ -263,19 +265,21 @@ class MCTSAgent(Agent):
         return search.win_transform(est, state, rows, self.scale)
 
     def search(self, state: State, game: int = 0) -> int:
-        """The chosen action for one game of a batched state (which is not changed)."""
-        return self._search(state, game)[0]
+        """The chosen action for one game of a batched state (which is not changed); the subtree it
+        keeps replaces those kept before (one game played one decision at a time)."""
+        action, _, keep = self._search(state, game, self._kept)
+        self._kept = dict([keep]) if keep is not None else {}
+        return action
 
     def explain(self, game: Game, top: int = 8) -> list[dict]:
         """The root's edges after a search: ``visits``, ``value`` (the mean value, a win chance for the seat
         to move) and ``weight`` (visits over the most visited's), most visited first. The search starts
         afresh on a copy of the agent's generator and keeps no subtree: explaining leaves its play unchanged."""
-        kept, rng = self._kept, self.rng
-        self._kept, self.rng = None, copy.deepcopy(rng)
+        rng, self.rng = self.rng, copy.deepcopy(self.rng)
         try:
-            action, root = self._search(game.state, 0)
+            action, root, _ = self._search(game.state, 0, {})
         finally:
-            self._kept, self.rng = kept, rng
+            self.rng = rng
         if root is None:  # a single legal move: no search
             return ranked(np.array([action]), np.ones(1), np.ones(1), top, visits=np.zeros(1))
         visits, means = root.n, root.means()
@@ -287,22 +291,25 @@ class MCTSAgent(Agent):
         root visits, the search's value of the position for the seat to move: the mean value of the
         chosen move). A single legal move is not searched: it has one visit and value NaN. No subtree is
         kept, so the caller may play any move (expert iteration's teacher samples its openings)."""
-        action, root = self._search(state, game)
-        self._kept = None
+        action, root, _ = self._search(state, game, self._kept)
+        self._kept = {}
         if root is None:
             return action, np.array([action], dtype=np.int64), np.ones(1), float("nan")
         order = np.argsort(root.actions)
         value = float(root.means()[root.best_action_index()])
         return action, root.actions[order].astype(np.int64), root.n[order].copy(), value
 
-    def _search(self, state: State, game: int) -> tuple[int, Node | None]:
-        """The chosen action and the searched root (None for a single legal move)."""
+    def _search(
+        self, state: State, game: int, kept: dict[bytes, Node]
+    ) -> tuple[int, Node | None, tuple[bytes, Node] | None]:
+        """The chosen action, the searched root (None for a single legal move) and the subtree to keep
+        for the next decision (``subtree_to_keep``); the search continues the subtree ``kept`` holds
+        for this position, if any."""
         root_state = search.plain_copy(state, np.array([game]))
         legal = np.flatnonzero(engine.legal_action_mask(root_state)[0])
         if len(legal) == 1:
-            self._kept = None
-            return int(legal[0]), None
-        root = self._reused_root(root_state)
+            return int(legal[0]), None, None
+        root = kept.get(search.position_key(root_state, 0)) if kept else None  # the key holds the seat to move
         if root is None:
             root = Node(int(root_state.current[0]))
             first = search.plain_copy(root_state)
@@ -320,9 +327,7 @@ class MCTSAgent(Agent):
             self._simulate(root, root_state, count, deals)
             done += count
         best = root.best_action_index()
-        action = int(root.actions[best])
-        self._keep_subtree(root_state, root, best)
-        return action, root
+        return int(root.actions[best]), root, subtree_to_keep(root_state, 0, root, best)
 
     def _simulate(self, root: Node, root_state: State, count: int, deals: State | None) -> None:
         """``count`` simulations from the root, sharing batched steps, expansions and rollouts."""
@@ -401,19 +406,3 @@ class MCTSAgent(Agent):
                 actions = engine.sample_legal(states, self.rng)  # sample_uniform's draws, without the masks
             engine.step(states, np.where(running, actions, -1))
         return self.values(states)
-
-    # ------------------------------------------------------------ tree reuse
-
-    def _keep_subtree(self, root_state: State, root: Node, best: int) -> None:
-        """After a placement, keep the subtree of the occupant decision that follows on the same tile,
-        under the key of the position the placement leads to (``search.position_key``): it is reused
-        only there, not after another placement (one a player other than this agent chose)."""
-        self._kept = subtree_to_keep(root_state, 0, root, best)
-
-    def _reused_root(self, root_state: State) -> Node | None:
-        """The kept subtree if this is the position it was kept for, else None."""
-        kept, self._kept = self._kept, None
-        if kept is None:
-            return None
-        key, node = kept
-        return node if search.position_key(root_state, 0) == key else None  # the key holds the seat to move

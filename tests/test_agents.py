@@ -76,7 +76,7 @@ def test_mcts_virtual_visit_keeps_the_means_of_edges_under_way() -> None:
     for _ in range(6):
         game.step(driver.act(None, game.action_mask(), game))
     agent = make_agent("mcts:sims=96,batch=32,virtual=visit", seed=2)
-    action, root = agent._search(game.state, 0)
+    action, root, _ = agent._search(game.state, 0, {})
     assert game.action_mask()[action]
     assert root.n.sum() == root.total == 96 and not root.pending.any()
     with pytest.raises(ValueError, match="virtual must be one of loss, visit"):
@@ -94,19 +94,35 @@ def test_mcts_reuses_its_occupant_subtree_only_after_its_own_placement() -> None
     while True:  # a placement after which mcts keeps a subtree, and another placement that needs an occupant
         if game.phase == "place":
             action = agent.act(None, game.action_mask(), game)
-            kept = agent._kept
             others = [a for a in game.legal_actions() if a != action and _occupant_follows(game, a)]
-            if kept is not None and others:
+            if agent._kept and others:
                 break
         game.step(driver.act(None, game.action_mask(), game))
+    (kept,) = agent._kept.values()
     own, other = game.copy(), game.copy()
     own.step(action)
     other.step(others[0])
-    assert agent._reused_root(own.state) is kept[1]
-    agent._kept = kept
-    assert agent._reused_root(other.state) is None
-    agent._kept = kept
+    assert agent._search(own.state, 0, agent._kept)[1] is kept  # continued, not started afresh
+    assert agent._search(other.state, 0, {search.position_key(own.state, 0): kept})[1] is not kept
     assert other.action_mask()[agent.act(None, other.action_mask(), other)]  # a fresh search, legal
+
+
+def test_mcts_deciding_many_games_at_once_reuses_each_games_subtree() -> None:
+    """act_batch keeps a subtree per game (by its position key): each game's occupant decision continues
+    the search of its placement, as in a game played alone (``hgenv tournament --at-once``)."""
+    state = engine.new_games(2, Rules(), seeds=list(range(6)), record_events=False)
+    agent = make_agent("mcts:sims=24,deals=2", seed=0)
+    actions = agent.act_batch(None, engine.legal_action_mask(state), state)
+    kept = dict(agent._kept)
+    engine.step(state, actions)
+    occupying = np.flatnonzero(state.phase == OCCUPY)
+    assert len(kept) == len(occupying) >= 2  # one subtree per game whose placement leaves an occupant to choose
+    searched, search_one = {}, agent._search
+    agent._search = lambda state, game, kept: searched.setdefault(game, search_one(state, game, kept))
+    agent.act_batch(None, engine.legal_action_mask(state), state)
+    for game in occupying:
+        node = kept[search.position_key(state, int(game))]
+        assert searched[game][1] is node and node.n.sum() > agent.sims  # continued: its visits carried over
 
 
 def _occupant_follows(game: Game, action: int) -> bool:
