@@ -199,6 +199,7 @@ class BoardNet(nn.Module):
         sides = np.vstack([side_type, np.zeros((1, 4), dtype=np.int64)])
         self.register_buffer("side_terrain", torch.from_numpy(sides), persistent=False)
         self.terrains = len(spec.terrain_names)
+        # div_ in place: model_file sizes a declared network on the meta device, skipping in-place fills
         self.place_side = nn.Parameter(torch.randn(self.terrains, channels, channels).div_(channels**0.5))
         self.place_out = nn.Linear(channels, 1)
         self.retake_out = nn.Linear(channels, 1)
