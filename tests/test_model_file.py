@@ -23,6 +23,7 @@ from hg_env.agents.base import make_agent
 from hg_env.agents.features import BoardCNN
 from hg_env.agents.model_file import MODEL_FORMAT, export_sb3, load_model, save_model
 from hg_env.agents.network import BoardNet
+from hg_env.agents.puct import default_model, ppo_model
 from hg_env.arena import tournament
 from hg_env.arena.evaluate import evaluate
 from hg_env.train.policy import HGPolicy
@@ -208,10 +209,9 @@ def test_loading_sizes_the_network_without_importing_torch_dynamo() -> None:
     """The declared network is sized on the meta device with its value fills skipped: filling a meta
     tensor would import torch._dynamo, seconds of CPU in every process that loads a model. (An SB3
     policy's own optimizer imports it: that cost is SB3's.)"""
-    models = Path(__file__).parents[1] / "hg_env" / "arena" / "models"
     code = "import sys; from hg_env.agents.model_file import load_model; load_model(sys.argv[1]); "
     code += "print('torch._dynamo' in sys.modules)"
-    for path in (models / "puct_hg2020.zip", models / "ppo_hg2020.zip"):  # a searchnet, a boardnet
+    for path in (default_model("hg2020"), ppo_model("hg2020")):  # a searchnet, a boardnet
         run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
         assert run.stdout.split() == ["False"], path
 
