@@ -182,8 +182,8 @@ def _convert(value: str, default: Any, annotation: Any) -> Any:
     return value
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from a spec string; ValueError naming an unknown agent or key."""
+def _spec_options(spec: str) -> tuple[type[Agent], dict[str, Any]]:
+    """The agent class a spec names and the options it sets, converted; ValueError naming an unknown agent or key."""
     _load_builtin_agents()
     name, raw = parse_spec(spec)
     if name not in REGISTRY:
@@ -198,9 +198,33 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             kwargs[key] = _convert(value, params[key].default, params[key].annotation)
         except ValueError as err:
             raise ValueError(f"agent spec {spec!r}: option {key!r}: {err}") from None
+    return cls, kwargs
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build an agent from a spec string; ValueError naming an unknown agent or key."""
+    cls, kwargs = _spec_options(spec)
     agent = cls(seed=seed, **kwargs)
     agent.spec = spec
     return agent
+
+
+def resolved_options(spec: str) -> dict[str, Any]:
+    """What the agent of a spec plays with: ``{"agent": name, option: value, ...}``, every option the spec
+    sets and every other at its default (the constructor's), as JSON values. ``path`` is left out: a model
+    file is known by its contents (the ladder pins its SHA-256), not by where it lies.
+
+    ``resolved_options("mcts:sims=16")["sims"] == 16``; ValueError naming an unknown agent or key."""
+    cls, kwargs = _spec_options(spec)
+    options: dict[str, Any] = {"agent": cls.name}
+    for key, parameter in agent_options(cls):
+        if key == "path":
+            continue
+        value = kwargs.get(key, parameter.default)
+        if value is inspect.Parameter.empty:
+            raise ValueError(f"agent spec {spec!r} leaves out {key!r}, which {cls.__name__}() needs")
+        options[key] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+    return options
 
 
 def _load_builtin_agents() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hg_env.agents.base import make_agent
+from hg_env.agents.base import make_agent, resolved_options
 from hg_env.agents.greedy import GreedyAgent, greedy_actions
 from hg_env.agents.mcts import MCTSAgent, Node
 from hg_env.core import engine, search
@@ -42,6 +42,21 @@ def test_specs_build_agents_with_options() -> None:
         make_agent("mcts:depht=3")
     with pytest.raises(ValueError, match="unknown agent 'greeedy'"):
         make_agent("greeedy")
+
+
+def test_resolved_options_are_the_specs_and_the_defaults_without_the_model_path() -> None:
+    """What the ladder pins: every option an agent plays with, whether its spec sets it or not."""
+    options = resolved_options("mcts:sims=16,rollout=greedy")
+    assert options == {**resolved_options("mcts"), "sims": 16, "rollout": "greedy"}
+    assert options["agent"] == "mcts" and options["c"] == MCTSAgent().c  # a default, as the agent has it
+    assert resolved_options("policy:path=any/where.zip,ruleset=hg2002") == {
+        "agent": "policy",
+        "deterministic": True,
+        "ruleset": "hg2002",
+    }
+    assert resolved_options("random") == {"agent": "random"}
+    with pytest.raises(ValueError, match="has no option 'depht'"):
+        resolved_options("mcts:depht=3")
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])

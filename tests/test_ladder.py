@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hg_env.agents.base import resolved_options
 from hg_env.arena import bradley_terry as bt
 from hg_env.arena.ladder import (
     AGENT,
@@ -22,6 +23,7 @@ from hg_env.arena.ladder import (
     fit_budget,
     game_key,
     ladder,
+    options_digest,
     pairing,
     plan,
     points,
@@ -193,10 +195,12 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
     first = module.file_sha256(model)
     path = tmp_path / "hg2020.jsonl"
     lines = _lines(references["hg2020"])
-    ppo = []
+    ppo, pins = [], Reference.load("hg2020", references["hg2020"]).pins
     for line in lines[:4]:  # games of ppo, as a build with this model file would have written them
         seats = ["ppo" if s == "greedy:opponents=0.75" else s for s in line["seats"]]
-        ppo.append({**line, "seats": seats, "sha256": [first if s == "ppo" else None for s in seats]})
+        ppo.append(
+            {**line, **pins.stamp(seats), "seats": seats, "sha256": [first if s == "ppo" else None for s in seats]}
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines + ppo))
     assert Reference.load("hg2020", path).stale == {} and "ppo" in Reference.load("hg2020", path).rated()
     said: list[str] = []  # this model file is no model: its rung is named and not played, the others place the agent
@@ -222,6 +226,58 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
     assert "`random` vs `greedy` |" not in said[1]
     monkeypatch.setattr(module, "engine_fingerprint", lambda ruleset: "another engine")
     assert set(Reference.load("hg2020", path).stale) == {"random", "greedy", "greedy:opponents=0.75", "ppo"}
+
+
+def _with_options(monkeypatch, change) -> None:
+    """Rungs and placed agents resolve their options as today, then ``change(name, options)``."""
+    module = sys.modules["hg_env.arena.ladder"]
+    original = module.resolved_options
+    monkeypatch.setattr(module, "resolved_options", lambda spec: change(spec, original(spec)))
+
+
+def test_a_rung_whose_options_changed_is_stale_and_one_with_an_added_option_is_not(
+    tmp_path: Path, monkeypatch, references
+) -> None:
+    """The games pin each agent's options (``resolved_options``, by digest; the options file keeps what a digest
+    stands for): a changed value makes the rung stale, an option added since (or dropped) does not."""
+    path = tmp_path / "hg2020.jsonl"
+    path.write_text(references["hg2020"].read_text())
+    (tmp_path / "hg2020.options.json").write_text((references["hg2020"].parent / "hg2020.options.json").read_text())
+    games_of = lambda name: sum(name in line["seats"] for line in _lines(path))  # noqa: E731
+    assert Reference.load("hg2020", path).stale == {}
+
+    _with_options(monkeypatch, lambda spec, o: {**o, "new_option": 1} if spec == "greedy" else o)
+    ref = Reference.load("hg2020", path)
+    assert ref.stale == {} and "greedy" in ref.rated()
+
+    _with_options(monkeypatch, lambda spec, o: {**o, "opponents": 0.5} if spec == "greedy" else o)
+    ref = Reference.load("hg2020", path)
+    assert ref.stale == {"greedy": games_of("greedy")} and all("greedy" not in line["seats"] for line in ref.current)
+    assert "their options changed" in reference_table("hg2020", path)
+
+    (tmp_path / "hg2020.options.json").unlink()  # what a digest stood for is lost: only today's digest still counts
+    _with_options(monkeypatch, lambda spec, o: {**o, "new_option": 1} if spec == "greedy" else o)
+    assert Reference.load("hg2020", path).stale == {"greedy": games_of("greedy")}
+    monkeypatch.undo()
+    assert Reference.load("hg2020", path).stale == {}
+
+    (tmp_path / "hg2020.options.json").write_text('{"7acd10bca15b": ')
+    with pytest.raises(ValueError, match=r"hg2020\.options\.json is damaged"):
+        Reference.load("hg2020", path)
+
+
+def test_a_placement_never_mixes_games_of_other_agent_options(tmp_path: Path, monkeypatch, references) -> None:
+    """The same spec whose defaults changed is another agent: its old games are left out and played again."""
+    kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path, batch=4, games=4)
+    assert ladder("greedy:opponents=0.5", **kwargs).games == 4
+    assert [line["options"][line["seats"].index(AGENT)] for line in _lines(tmp_path / "games.jsonl")] == [
+        options_digest(resolved_options("greedy:opponents=0.5"))
+    ] * 4
+    _with_options(monkeypatch, lambda spec, o: {**o, "opponents": 0.25} if spec == "greedy:opponents=0.5" else o)
+    said: list[str] = []
+    again = ladder("greedy:opponents=0.5", log=said.append, **kwargs)
+    assert again.games == 4 and len(_lines(tmp_path / "games.jsonl")) == 8
+    assert "4 games in" in said[0] and "agent options" in said[0] and again.stale == {}
 
 
 def test_a_pairing_played_again_with_fewer_games_supersedes_its_old_games(tmp_path: Path, references) -> None:

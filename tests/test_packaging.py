@@ -110,6 +110,12 @@ def test_the_wheel_ships_every_package_py_typed_and_the_tile_data(tmp_path: Path
     assert {"hg_env/agents/base.py", "hg_env/arena/evaluate.py", "hg_env/tables.py", "hg_env/train/config.py"} <= names
     assert {f"hg_env/arena/models/ppo_{r}.zip" for r in ("hg2020", "hg2002", "carcassonne")} <= names  # ladder rungs
     assert "hg_env/arena/models/puct_hg2020.zip" in names  # puct's search network, the hg2020 ladder's top rung
+    reference = {
+        f"hg_env/arena/reference/{r}.{kind}"
+        for r in ("hg2020", "hg2002", "carcassonne")
+        for kind in ("jsonl", "options.json")
+    }
+    assert reference <= names  # the ladder's reference games and the agent options they pin
     packages = {name.rsplit("/", 1)[0].replace("/", ".") for name in names if name.endswith("/__init__.py")}
     assert packages == _packages_on_disk()
     assert {name.split("/")[0] for name in names} == {"hg_env", "hg_env-0.1.0.dist-info"}

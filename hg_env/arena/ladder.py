@@ -26,13 +26,18 @@ Reference games (``hgenv ladder build``)
     ``cpu_hours``, the pairings whose games cost over ``EXPENSIVE_S`` are cut (``fit_budget``: skips first).
     Every game is one compact line of
     ``reference/<ruleset>.jsonl`` beside this module (rung names by seat, deck and agent seeds, scores, ranks,
-    CPU seconds and decisions per seat, the model files' SHA-256, the engine fingerprint, the code
-    version; no game record), appended as it finishes: a build resumes where it stopped, and never
-    plays a game it already has.
+    CPU seconds and decisions per seat, the model files' SHA-256, a digest of each agent's options, the
+    engine fingerprint, the code version; no game record), appended as it finishes: a build resumes where
+    it stopped, and never plays a game it already has. ``reference/<ruleset>.options.json`` holds the
+    options each digest stands for.
 
 Staleness
     A game counts while its rungs' pins hold: the engine fingerprint of the ruleset (``hgenv bench
-    fingerprint``) and each model file's SHA-256. A rung with a pairing whose games all have pins that
+    fingerprint``), each model file's SHA-256, and each agent's options (``resolved_options``: those its
+    spec sets and every other at its default, ``path`` left out), which must agree with today's on every
+    option both have; an option added since is taken to keep the old play (a default that does not, or a
+    changed default, makes the rung stale; ``Pins``). A line without options (written before they were
+    pinned) is taken to have today's. A rung with a pairing whose games all have pins that
     no longer hold is *stale*: ``hgenv ladder`` names it and leaves all its games out (never mixing old
     and new), and ``hgenv ladder build --only-stale`` plays those pairings again. Once a pairing has
     games under today's pins its old games are superseded and left out for good, also those a build
@@ -67,6 +72,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hg_env.agents.base import resolved_options
 from hg_env.agents.puct import default_model, ppo_model
 from hg_env.arena import bradley_terry
 from hg_env.core.ruleset import DEFAULT_RULESET, RULESETS
@@ -122,6 +128,11 @@ class Rung:
     @property
     def sha256(self) -> str | None:
         return None if self.model is None else file_sha256(self.model)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """What its agent plays with (``resolved_options``), pinned by ``options_digest``."""
+        return resolved_options(self.spec)
 
 
 def rung_names(ruleset: str) -> tuple[str, ...]:
@@ -195,6 +206,87 @@ def reference_path(ruleset: str) -> Path:
     return REFERENCE_DIR / f"{ruleset}.jsonl"
 
 
+# ---------------------------------------------------------------- pins: what a game's players must still be
+
+
+def options_digest(options: dict[str, Any] | None) -> str | None:
+    """A short digest of an agent's options (``resolved_options``); None for an agent given as an object."""
+    if options is None:
+        return None
+    return hashlib.sha256(json.dumps(options, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
+
+
+def options_path(path: Path) -> Path:
+    """The options file beside a games file: ``hg2020.jsonl`` -> ``hg2020.options.json`` (digest -> options)."""
+    return path.with_name(f"{path.stem}.options.json")
+
+
+def read_options(path: Path) -> dict[str, dict[str, Any]]:
+    """The options a games file's digests stand for ({} when there is no options file); ValueError if damaged."""
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(
+            f"{path} is damaged ({err}): restore it from git, or delete it (its games are then stale)"
+        ) from None
+    if not isinstance(known, dict) or not all(isinstance(v, dict) for v in known.values()):
+        raise ValueError(f"{path} is damaged: expected an object of digest -> options")
+    return known
+
+
+@dataclass
+class Pins:
+    """What the players of a stored game must still be for it to count (module docstring, Staleness): the engine
+    (``fingerprint``), each player's model file (SHA-256) and options (``resolved_options``, by digest)."""
+
+    fingerprint: str
+    models: dict[str, str | None]  # name -> SHA-256 of its model file (None: it has none)
+    options: dict[str, dict[str, Any] | None]  # name -> its options today (None: an agent object, not known)
+    known: dict[str, dict[str, Any]] = field(default_factory=dict)  # digest -> options, from the options file
+
+    def stamp(self, seats: Sequence[str]) -> dict[str, Any]:
+        """The pin fields of a new game line."""
+        return {
+            "sha256": [self.models.get(name) for name in seats],
+            "options": [options_digest(self.options.get(name)) for name in seats],
+            "fingerprint": self.fingerprint,
+        }
+
+    def broken(self, line: dict) -> list[str]:
+        """The players of ``line`` whose pins no longer hold (all of them when the engine changed)."""
+        if line.get("fingerprint") != self.fingerprint:
+            return list(line["seats"])
+        digests = line.get("options") or [None] * len(line["seats"])  # none: written before options were pinned
+        return [
+            name
+            for name, sha, digest in zip(line["seats"], line["sha256"], digests)
+            if self.models.get(name) != sha or not self._same_options(name, digest)
+        ]
+
+    def hold(self, line: dict) -> bool:
+        """The line's game counts."""
+        return not self.broken(line)
+
+    def _same_options(self, name: str, digest: str | None) -> bool:
+        """The options behind ``digest`` agree with today's on every option both have: an option added since,
+        or dropped, is taken to keep the old play (it changes the digest, not the games)."""
+        today = self.options.get(name)
+        if digest is None or today is None or digest == options_digest(today):
+            return True
+        then = self.known.get(digest)
+        return then is not None and all(then[key] == today[key] for key in then.keys() & today.keys())
+
+    def remember(self, path: Path, names: Iterable[str]) -> None:
+        """Write the options of ``names`` to the options file beside ``path`` (before their games are appended)."""
+        mine = {options_digest(self.options[n]): self.options[n] for n in names if self.options.get(n) is not None}
+        if any(digest not in self.known for digest in mine):
+            known = {**read_options(options_path(path)), **self.known, **mine}
+            atomic_write_text(options_path(path), json.dumps(known, indent=1, sort_keys=True) + "\n")
+            self.known = known
+
+
 # ---------------------------------------------------------------- game lines
 
 
@@ -214,14 +306,7 @@ def points(line: dict, name: str) -> float:
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
-def is_current(line: dict, pins: dict[str, str | None], fingerprint: str) -> bool:
-    """The line's game counts: same engine, and every seat's model file as now (``pins``: name -> SHA-256)."""
-    if line.get("fingerprint") != fingerprint:
-        return False
-    return all(pins.get(name) == sha for name, sha in zip(line["seats"], line["sha256"]))
-
-
-def _compact(result: dict, seats: Sequence[str], pins: dict[str, str | None], fingerprint: str) -> dict:
+def _compact(result: dict, seats: Sequence[str], pins: Pins) -> dict:
     """The ladder's line of a tournament.play_game result (module docstring)."""
     error = result["error"]
     return {
@@ -235,8 +320,7 @@ def _compact(result: dict, seats: Sequence[str], pins: dict[str, str | None], fi
         "moves": result["agent_decisions"],
         "cpu_seconds": result["cpu_seconds"],
         "error": None if error is None else f"{error['agent']}: {error['message'].splitlines()[0]}"[:300],
-        "sha256": [pins.get(name) for name in seats],
-        "fingerprint": fingerprint,
+        **pins.stamp(seats),
         "version": code_version(),
     }
 
@@ -288,8 +372,7 @@ class Reference:
     ruleset: str
     rungs: list[Rung]
     lines: list[dict]
-    fingerprint: str
-    pins: dict[str, str | None] = field(default_factory=dict)
+    pins: Pins
     stale: dict[str, int] = field(default_factory=dict)  # rung -> games to play again
     current: list[dict] = field(default_factory=list)  # counting games of rungs that are not stale
 
@@ -297,20 +380,25 @@ class Reference:
     def load(cls, ruleset: str, path: str | Path | None = None, rung_list: list[Rung] | None = None) -> Reference:
         rung_list = rungs(ruleset) if rung_list is None else rung_list
         # read only: a build may be appending to the file right now (its cut last line is not ours to drop)
-        lines = read_jsonl(Path(path) if path is not None else reference_path(ruleset))[0]
-        ref = cls(ruleset, rung_list, lines, engine_fingerprint(ruleset))
-        ref.pins = {r.name: r.sha256 for r in rung_list}
-        names = set(ref.pins)
+        path = Path(path) if path is not None else reference_path(ruleset)
+        lines = read_jsonl(path)[0]
+        models, options = {r.name: r.sha256 for r in rung_list}, {r.name: r.options for r in rung_list}
+        ref = cls(
+            ruleset,
+            rung_list,
+            lines,
+            Pins(engine_fingerprint(ruleset), models, options, read_options(options_path(path))),
+        )
+        names = set(models)
         ours = [line for line in lines if set(line["seats"]) <= names]
-        fresh = [line for line in ours if is_current(line, ref.pins, ref.fingerprint)]
+        fresh = [line for line in ours if ref.pins.hold(line)]
         replayed, counted = {game_key(line) for line in fresh}, {id(line) for line in fresh}
         renewed = {pairing(line) for line in fresh}  # pairings with games under today's pins
         for line in ours:
             if id(line) in counted or game_key(line) in replayed or pairing(line) in renewed:
                 continue  # counts, or superseded: its pairing was played again (maybe fewer games)
-            for name, sha in zip(line["seats"], line["sha256"]):  # whose pin broke
-                if line.get("fingerprint") != ref.fingerprint or ref.pins[name] != sha:
-                    ref.stale[name] = ref.stale.get(name, 0) + 1
+            for name in ref.pins.broken(line):
+                ref.stale[name] = ref.stale.get(name, 0) + 1
         ref.current = [line for line in fresh if not set(line["seats"]) & set(ref.stale)]
         return ref
 
@@ -425,7 +513,7 @@ def build(
     path = Path(reference) if reference is not None else reference_path(ruleset)
     read_lines(path)  # the writer drops a line cut short by a kill before appending (that game is played again)
     ref = Reference.load(ruleset, path, rung_list)
-    done = {game_key(line) for line in ref.lines if is_current(line, ref.pins, ref.fingerprint)}
+    done = {game_key(line) for line in ref.lines if ref.pins.hold(line)}
     specs = {r.name: r.spec for r in rung_list}
     todo, meta, rows = [], {}, []
     full = plan(rung_list, games_per_pair)
@@ -461,11 +549,12 @@ def build(
     if not todo:
         return Reference.load(ruleset, path, rung_list)
     path.parent.mkdir(parents=True, exist_ok=True)
+    ref.pins.remember(path, specs)
     started, last, played, spent = time.monotonic(), time.monotonic(), 0, 0.0
     with path.open("a", encoding="utf-8") as f:
         for result in _play(todo, workers, ray_address):
             seats = meta[f"{result['game']}|r{result['rotation']}"]
-            line = _compact(result, seats, ref.pins, ref.fingerprint)
+            line = _compact(result, seats, ref.pins)
             _append(f, line)
             played, spent = played + 1, spent + line["cpu_seconds"]
             if time.monotonic() - last > 60 or played == len(todo):
@@ -542,8 +631,8 @@ def _notes(ruleset: str, stale: dict[str, int], unrated: Sequence[str]) -> list[
     if stale:
         what = ", ".join(f"`{name}` ({n} games)" for name, n in sorted(stale.items()))
         notes.append(
-            f"\nStale rungs, left out (the engine or their model file changed since their games): {what}; "
-            f"refresh them with `hgenv ladder build --ruleset {ruleset} --only-stale`."
+            "\nStale rungs, left out (the engine, their model file or their options changed since their games): "
+            f"{what}; refresh them with `hgenv ladder build --ruleset {ruleset} --only-stale`."
         )
     if unrated:
         names = ", ".join(f"`{n}`" for n in unrated)
@@ -657,7 +746,10 @@ def ladder(
         raise ValueError(f"the agent plays {own} (its model file), not {ruleset}: use --ruleset {own}")
     ref = Reference.load(ruleset, reference)
     specs = {r.name: r.spec for r in ref.rungs}
-    pins = {**ref.pins, AGENT: _agent_pin(agent)}
+    own_options = resolved_options(agent) if isinstance(agent, str) else None
+    pins = Pins(
+        ref.pins.fingerprint, {**ref.pins.models, AGENT: _agent_pin(agent)}, {**ref.pins.options, AGENT: own_options}
+    )
     say = log or (lambda _: None)
     rated = []
     for rung in ref.rungs:
@@ -678,10 +770,16 @@ def ladder(
         _check_run_config(out, config)
         path = out / "games.jsonl"
         everything = read_lines(path)
-        run = [line for line in everything if is_current(line, pins, ref.fingerprint)]
+        pins.known = read_options(options_path(path))
+        run = [line for line in everything if pins.hold(line)]
     done = {game_key(line) for line in run}
     if path is not None and len(everything) > len(run):
-        say(f"  {len(everything) - len(run)} games in {path} were played by another model file or engine: left out")
+        say(
+            f"  {len(everything) - len(run)} games in {path} were played by another model file, engine or agent "
+            "options: left out"
+        )
+    if path is not None:
+        pins.remember(path, [AGENT, *rated])
     f = path.open("a", encoding="utf-8") if path is not None else None
     cache = {AGENT: player}
     try:
@@ -712,7 +810,7 @@ def ladder(
             before = len(run)
             cached = cache if ray_address is None else None
             for result in _play(todo, 1, ray_address, agents=cached, at_once=at_once):
-                line = _compact(result, seats_of[(result["game"], result["rotation"])], pins, ref.fingerprint)
+                line = _compact(result, seats_of[(result["game"], result["rotation"])], pins)
                 run.append(line)
                 done.add(game_key(line))
                 if f is not None:
