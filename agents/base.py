@@ -16,6 +16,7 @@ Keys are the keyword arguments of the agent's constructor.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -223,7 +224,11 @@ def resolved_options(spec: str) -> dict[str, Any]:
         value = kwargs.get(key, parameter.default)
         if value is inspect.Parameter.empty:
             raise ValueError(f"agent spec {spec!r} leaves out {key!r}, which {cls.__name__}() needs")
-        options[key] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            value = repr(value)  # "inf": JSON has no infinity
+        elif not isinstance(value, (bool, int, float, str, type(None))):
+            raise TypeError(f"{cls.__name__}() option {key!r} defaults to {value!r}, which is no JSON value")
+        options[key] = value
     return options
 
 

@@ -55,6 +55,7 @@ def test_resolved_options_are_the_specs_and_the_defaults_without_the_model_path(
         "ruleset": "hg2002",
     }
     assert resolved_options("random") == {"agent": "random"}
+    assert resolved_options("mcts:time=inf")["time"] == "inf"  # JSON has no infinity
     with pytest.raises(ValueError, match="has no option 'depht'"):
         resolved_options("mcts:depht=3")
 

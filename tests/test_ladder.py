@@ -24,9 +24,11 @@ from hg_env.arena.ladder import (
     game_key,
     ladder,
     options_digest,
+    options_path,
     pairing,
     plan,
     points,
+    read_options,
     reference_pairs,
     reference_table,
     rungs,
@@ -229,50 +231,84 @@ def test_a_rung_with_a_new_model_or_engine_is_stale(tmp_path: Path, monkeypatch,
 
 
 def _with_options(monkeypatch, change) -> None:
-    """Rungs and placed agents resolve their options as today, then ``change(name, options)``."""
-    module = sys.modules["hg_env.arena.ladder"]
-    original = module.resolved_options
-    monkeypatch.setattr(module, "resolved_options", lambda spec: change(spec, original(spec)))
+    """Rungs and placed agents resolve their options as today, then ``change(spec, options)``."""
+    monkeypatch.setattr(
+        sys.modules["hg_env.arena.ladder"], "resolved_options", lambda s: change(s, resolved_options(s))
+    )
 
 
-def test_a_rung_whose_options_changed_is_stale_and_one_with_an_added_option_is_not(
+def test_a_rung_whose_options_changed_is_stale_and_one_with_an_added_or_dropped_option_is_not(
     tmp_path: Path, monkeypatch, references
 ) -> None:
     """The games pin each agent's options (``resolved_options``, by digest; the options file keeps what a digest
     stands for): a changed value makes the rung stale, an option added since (or dropped) does not."""
-    path = tmp_path / "hg2020.jsonl"
+    path, sidecar = tmp_path / "hg2020.jsonl", tmp_path / "hg2020.options.json"
     path.write_text(references["hg2020"].read_text())
-    (tmp_path / "hg2020.options.json").write_text((references["hg2020"].parent / "hg2020.options.json").read_text())
+    sidecar.write_text(options_path(references["hg2020"]).read_text())
     games_of = lambda name: sum(name in line["seats"] for line in _lines(path))  # noqa: E731
+    greedy = lambda change: lambda spec, o: change(o) if spec == "greedy" else o  # noqa: E731
     assert Reference.load("hg2020", path).stale == {}
 
-    _with_options(monkeypatch, lambda spec, o: {**o, "new_option": 1} if spec == "greedy" else o)
-    ref = Reference.load("hg2020", path)
-    assert ref.stale == {} and "greedy" in ref.rated()
+    for tolerated in ({"new_option": 1}.__or__, lambda o: {k: v for k, v in o.items() if k != "opponents"}):
+        _with_options(monkeypatch, greedy(tolerated))
+        ref = Reference.load("hg2020", path)
+        assert ref.stale == {} and sum("greedy" in line["seats"] for line in ref.current) == games_of("greedy")
 
-    _with_options(monkeypatch, lambda spec, o: {**o, "opponents": 0.5} if spec == "greedy" else o)
+    _with_options(monkeypatch, greedy(lambda o: {**o, "opponents": 0.5}))
     ref = Reference.load("hg2020", path)
     assert ref.stale == {"greedy": games_of("greedy")} and all("greedy" not in line["seats"] for line in ref.current)
     assert "their options changed" in reference_table("hg2020", path)
+    legacy = tmp_path / "legacy.jsonl"  # lines from before options were pinned: taken to have today's
+    legacy.write_text(
+        "".join(json.dumps({k: v for k, v in line.items() if k != "options"}) + "\n" for line in _lines(path))
+    )
+    assert Reference.load("hg2020", legacy).stale == {}
 
-    (tmp_path / "hg2020.options.json").unlink()  # what a digest stood for is lost: only today's digest still counts
-    _with_options(monkeypatch, lambda spec, o: {**o, "new_option": 1} if spec == "greedy" else o)
+    sidecar.unlink()  # what a digest stood for is lost: only today's digest still counts
+    _with_options(monkeypatch, greedy({"new_option": 1}.__or__))
     assert Reference.load("hg2020", path).stale == {"greedy": games_of("greedy")}
     monkeypatch.undo()
     assert Reference.load("hg2020", path).stale == {}
-
-    (tmp_path / "hg2020.options.json").write_text('{"7acd10bca15b": ')
+    sidecar.write_text('{"7acd10bca15b": ')
     with pytest.raises(ValueError, match=r"hg2020\.options\.json is damaged"):
         Reference.load("hg2020", path)
+
+
+def test_an_option_added_since_is_written_down_so_a_later_change_of_its_default_is_stale(
+    tmp_path: Path, monkeypatch, references
+) -> None:
+    path = tmp_path / "hg2020.jsonl"
+    path.write_text(references["hg2020"].read_text())
+    options_path(path).write_text(options_path(references["hg2020"]).read_text())
+    add = lambda value: lambda spec, o: {**o, "new_option": value} if spec == "greedy" else o  # noqa: E731
+    _with_options(monkeypatch, add(0))
+    assert Reference.load("hg2020", path).stale == {}
+    _build(path)  # nothing to play; it writes down that greedy's games had new_option=0
+    old = options_digest(resolved_options("greedy"))
+    assert read_options(options_path(path))[old] == {**resolved_options("greedy"), "new_option": 0}
+    _with_options(monkeypatch, add(1))  # then its default changes: greedy's games were not played that way
+    assert "greedy" in Reference.load("hg2020", path).stale
+
+
+def test_the_shipped_reference_games_were_played_with_todays_agent_options() -> None:
+    """A changed default of a rung's agent must come with its games played again (``hgenv ladder build
+    --only-stale``): every stored game's options agree with today's rungs (the engine and models aside)."""
+    for ruleset in RULESETS:
+        ref = Reference.load(ruleset)
+        pins = ref.pins
+        for line in ref.lines:
+            as_today = {**line, "fingerprint": pins.fingerprint, "sha256": [pins.models[n] for n in line["seats"]]}
+            assert pins.broken(as_today) == [], (ruleset, line["seats"], line["options"])
+        assert set(pins.known) == {digest for line in ref.lines for digest in line["options"]}
 
 
 def test_a_placement_never_mixes_games_of_other_agent_options(tmp_path: Path, monkeypatch, references) -> None:
     """The same spec whose defaults changed is another agent: its old games are left out and played again."""
     kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path, batch=4, games=4)
     assert ladder("greedy:opponents=0.5", **kwargs).games == 4
-    assert [line["options"][line["seats"].index(AGENT)] for line in _lines(tmp_path / "games.jsonl")] == [
-        options_digest(resolved_options("greedy:opponents=0.5"))
-    ] * 4
+    mine = options_digest(resolved_options("greedy:opponents=0.5"))
+    assert [line["options"][line["seats"].index(AGENT)] for line in _lines(tmp_path / "games.jsonl")] == [mine] * 4
+    assert read_options(tmp_path / "games.options.json")[mine] == resolved_options("greedy:opponents=0.5")
     _with_options(monkeypatch, lambda spec, o: {**o, "opponents": 0.25} if spec == "greedy:opponents=0.5" else o)
     said: list[str] = []
     again = ladder("greedy:opponents=0.5", log=said.append, **kwargs)

@@ -35,13 +35,15 @@ Staleness
     A game counts while its rungs' pins hold: the engine fingerprint of the ruleset (``hgenv bench
     fingerprint``), each model file's SHA-256, and each agent's options (``resolved_options``: those its
     spec sets and every other at its default, ``path`` left out), which must agree with today's on every
-    option both have; an option added since is taken to keep the old play (a default that does not, or a
-    changed default, makes the rung stale; ``Pins``). A line without options (written before they were
-    pinned) is taken to have today's. A rung with a pairing whose games all have pins that
-    no longer hold is *stale*: ``hgenv ladder`` names it and leaves all its games out (never mixing old
-    and new), and ``hgenv ladder build --only-stale`` plays those pairings again. Once a pairing has
-    games under today's pins its old games are superseded and left out for good, also those a build
-    cut by ``--cpu-hours`` did not play again: they never keep a rung stale.
+    option both have. An option added since is assumed to keep the old play at its default, and the next
+    build or placement writes that assumption down (``Pins.remember``), so that a later change of that
+    default makes the rung stale too; a changed value of an option the games had always does. A line
+    without options (written before they were pinned) is taken to have today's. A rung with a pairing
+    whose games all have pins that no longer hold is *stale*: ``hgenv ladder`` names it and leaves all
+    its games out (never mixing old and new), and ``hgenv ladder build --only-stale`` plays those
+    pairings again. Once a pairing has games under today's pins its old games are superseded and left
+    out for good, also those a build cut by ``--cpu-hours`` did not play again: they never keep a rung
+    stale.
 
 Placing an agent (``hgenv ladder --agent``)
     Batches of games on paired decks (seats swapped) against the rungs nearest the agent's current
@@ -258,10 +260,13 @@ class Pins:
         """The players of ``line`` whose pins no longer hold (all of them when the engine changed)."""
         if line.get("fingerprint") != self.fingerprint:
             return list(line["seats"])
-        digests = line.get("options") or [None] * len(line["seats"])  # none: written before options were pinned
+        seats = line["seats"]
+        digests = line.get("options") or [None] * len(seats)  # none: written before options were pinned
+        if not len(line["sha256"]) == len(digests) == len(seats):  # a damaged line pins nothing
+            return list(seats)
         return [
             name
-            for name, sha, digest in zip(line["seats"], line["sha256"], digests)
+            for name, sha, digest in zip(seats, line["sha256"], digests)
             if self.models.get(name) != sha or not self._same_options(name, digest)
         ]
 
@@ -279,12 +284,23 @@ class Pins:
         return then is not None and all(then[key] == today[key] for key in then.keys() & today.keys())
 
     def remember(self, path: Path, names: Iterable[str]) -> None:
-        """Write the options of ``names`` to the options file beside ``path`` (before their games are appended)."""
+        """Write the options of ``names`` to the options file beside ``path`` (before their games are appended).
+
+        An older digest whose options agree with one of today's on every option both have is taken to have
+        had today's value of each option it lacks (an option added since): that is written down too, so
+        that a later change of such a default breaks its games' pins as well."""
         mine = {options_digest(self.options[n]): self.options[n] for n in names if self.options.get(n) is not None}
-        if any(digest not in self.known for digest in mine):
-            known = {**read_options(options_path(path)), **self.known, **mine}
-            atomic_write_text(options_path(path), json.dumps(known, indent=1, sort_keys=True) + "\n")
-            self.known = known
+        known = {**read_options(options_path(path)), **self.known}
+        updated = {**known, **mine}
+        for digest, then in known.items():
+            for today in mine.values():
+                added = today.keys() - then.keys()
+                if added and all(then[key] == today[key] for key in then.keys() & today.keys()):
+                    updated[digest] = {**then, **{key: today[key] for key in sorted(added)}}
+                    break
+        if updated != self.known:
+            atomic_write_text(options_path(path), json.dumps(updated, indent=1, sort_keys=True) + "\n")
+            self.known = updated
 
 
 # ---------------------------------------------------------------- game lines
@@ -546,10 +562,10 @@ def build(
     log(render_table(("pairing", "games", "done", "to play", "CPU-s per game", "CPU-min"), rows, align="lrrrrr"))
     if ref.stale:
         log(f"stale rungs (their games are played again): {', '.join(sorted(ref.stale))}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ref.pins.remember(path, specs)  # also with nothing to play: what an option added since is taken to be
     if not todo:
         return Reference.load(ruleset, path, rung_list)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ref.pins.remember(path, specs)
     started, last, played, spent = time.monotonic(), time.monotonic(), 0, 0.0
     with path.open("a", encoding="utf-8") as f:
         for result in _play(todo, workers, ray_address):
