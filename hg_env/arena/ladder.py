@@ -281,7 +281,7 @@ class Pins:
         if digest is None or today is None or digest == options_digest(today):
             return True
         then = self.known.get(digest)
-        return then is not None and all(then[key] == today[key] for key in then.keys() & today.keys())
+        return then is not None and _agree(then, today)
 
     def remember(self, path: Path, names: Iterable[str]) -> None:
         """Write the options of ``names`` to the options file beside ``path`` (before their games are appended).
@@ -295,12 +295,17 @@ class Pins:
         for digest, then in known.items():
             for today in mine.values():
                 added = today.keys() - then.keys()
-                if added and all(then[key] == today[key] for key in then.keys() & today.keys()):
+                if added and _agree(then, today):
                     updated[digest] = {**then, **{key: today[key] for key in sorted(added)}}
                     break
         if updated != self.known:
             atomic_write_text(options_path(path), json.dumps(updated, indent=1, sort_keys=True) + "\n")
             self.known = updated
+
+
+def _agree(then: dict[str, Any], today: dict[str, Any]) -> bool:
+    """Two agents' options have the same value for every option both have."""
+    return all(then[key] == today[key] for key in then.keys() & today.keys())
 
 
 # ---------------------------------------------------------------- game lines
@@ -788,14 +793,13 @@ def ladder(
         everything = read_lines(path)
         pins.known = read_options(options_path(path))
         run = [line for line in everything if pins.hold(line)]
+        pins.remember(path, [AGENT, *rated])
     done = {game_key(line) for line in run}
     if path is not None and len(everything) > len(run):
         say(
             f"  {len(everything) - len(run)} games in {path} were played by another model file, engine or agent "
             "options: left out"
         )
-    if path is not None:
-        pins.remember(path, [AGENT, *rated])
     f = path.open("a", encoding="utf-8") if path is not None else None
     cache = {AGENT: player}
     try:
