@@ -276,11 +276,13 @@ def play_and_score(num_players: int, seeds: list[int], **flags) -> State:
 # ---------------------------------------------------------------- tests
 
 
+@pytest.mark.parametrize("first, last", [(0, 5), pytest.param(5, 13, marks=pytest.mark.slow)], ids=["default", "rest"])
 @pytest.mark.parametrize("flags", FLAGS, ids=FLAG_IDS)
-def test_random_games_keep_invariants(flags: dict) -> None:
-    """52 games per flag combination (13 each of 2-5 players): 208 in all; the oracle on every 6th step."""
+def test_random_games_keep_invariants(flags: dict, first: int, last: int) -> None:
+    """52 games per flag combination (13 each of 2-5 players; 5 each in the default run, the other 8 with
+    the slow suites): 208 in all; the oracle on every 6th step."""
     for num_players in (2, 3, 4, 5):
-        seeds = list(range(1000 * num_players, 1000 * num_players + 13))
+        seeds = list(range(1000 * num_players + first, 1000 * num_players + last))
         state = engine.new_games(num_players, Rules(ruleset=RULESET, **flags), seeds=seeds)
         rng = np.random.default_rng(num_players)
         previous, steps = state.score.copy(), 0
