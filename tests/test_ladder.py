@@ -376,6 +376,33 @@ def test_a_placement_never_mixes_games_of_another_engine(tmp_path: Path, monkeyp
     assert "Stale rungs" in again.markdown()
 
 
+def test_a_placement_pins_the_model_file_its_agent_plays(tmp_path: Path, references) -> None:
+    """The placed agent's model file (``Agent.model_file``: a spec's ``path=``, or the shipped network ``puct``
+    plays when it names none) is pinned by SHA-256: once it changes, the games played with it are left out."""
+    from hg_env.agents.base import make_agent
+    from hg_env.agents.greedy import GreedyAgent
+    from hg_env.agents.puct import default_model
+    from hg_env.arena.ladder import _agent_pin, file_sha256
+
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"first")
+
+    class Modelled(GreedyAgent):
+        def model_file(self, ruleset: str) -> str:
+            return str(model)
+
+    kwargs = dict(ruleset="hg2020", reference=references["hg2020"], out=tmp_path / "out", batch=4, games=4)
+    assert ladder(Modelled(seed=0), **kwargs).games == 4
+    lines = _lines(tmp_path / "out" / "games.jsonl")
+    assert {line["sha256"][line["seats"].index(AGENT)] for line in lines} == {file_sha256(model)}
+    model.write_bytes(b"the second")
+    said: list[str] = []
+    assert ladder(Modelled(seed=0), log=said.append, **kwargs).games == 4
+    assert "4 games in" in said[0] and len(_lines(tmp_path / "out" / "games.jsonl")) == 8
+    assert _agent_pin(make_agent("puct"), "hg2020") == file_sha256(default_model("hg2020")) is not None
+    assert _agent_pin(make_agent("greedy"), "hg2020") is None
+
+
 def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_path: Path) -> None:
     cost = {"a": 0.1, "b": 0.1, "m": 20.0}
     pairs = [("a", "b", 200), ("b", "m", 200), ("a", "m", 100)]

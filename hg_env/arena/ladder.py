@@ -667,13 +667,11 @@ def _label(agent: Any, name: str | None) -> str:
     return agent if isinstance(agent, str) else "agent"
 
 
-def _agent_pin(agent: Any) -> str | None:
-    """SHA-256 of a spec's model file (``path=``), so a changed model is never mixed with its old games."""
-    if not isinstance(agent, str):
-        return None
-    from hg_env.agents.base import parse_spec
-
-    path = parse_spec(agent)[1].get("path")
+def _agent_pin(player: Any, ruleset: str) -> str | None:
+    """SHA-256 of the model file the placed agent plays ``ruleset`` with (``Agent.model_file``: its ``path=``,
+    or the shipped network it loads without one), so a changed model is never mixed with its old games."""
+    model_file = getattr(player, "model_file", None)
+    path = model_file(ruleset) if callable(model_file) else None
     return None if path is None else file_sha256(path)
 
 
@@ -769,7 +767,9 @@ def ladder(
     specs = {r.name: r.spec for r in ref.rungs}
     own_options = resolved_options(agent) if isinstance(agent, str) else None
     pins = Pins(
-        ref.pins.fingerprint, {**ref.pins.models, AGENT: _agent_pin(agent)}, {**ref.pins.options, AGENT: own_options}
+        ref.pins.fingerprint,
+        {**ref.pins.models, AGENT: _agent_pin(player, ruleset)},
+        {**ref.pins.options, AGENT: own_options},
     )
     say = log or (lambda _: None)
     rated = []
