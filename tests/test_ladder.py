@@ -382,7 +382,7 @@ def test_a_placement_pins_the_model_file_its_agent_plays(tmp_path: Path, referen
     from hg_env.agents.base import make_agent
     from hg_env.agents.greedy import GreedyAgent
     from hg_env.agents.puct import default_model
-    from hg_env.arena.ladder import _agent_pin, file_sha256
+    from hg_env.arena.ladder import file_sha256, model_pin
 
     model = tmp_path / "model.zip"
     model.write_bytes(b"first")
@@ -399,8 +399,8 @@ def test_a_placement_pins_the_model_file_its_agent_plays(tmp_path: Path, referen
     said: list[str] = []
     assert ladder(Modelled(seed=0), log=said.append, **kwargs).games == 4
     assert "4 games in" in said[0] and len(_lines(tmp_path / "out" / "games.jsonl")) == 8
-    assert _agent_pin(make_agent("puct"), "hg2020") == file_sha256(default_model("hg2020")) is not None
-    assert _agent_pin(make_agent("greedy"), "hg2020") is None
+    assert model_pin(make_agent("puct"), "hg2020") == file_sha256(default_model("hg2020")) is not None
+    assert model_pin(make_agent("greedy"), "hg2020") is None
 
 
 def test_a_build_plan_fits_its_cpu_budget_by_cutting_the_costly_pairings(tmp_path: Path) -> None:

@@ -255,10 +255,12 @@ def evaluate(
         chunk = DECKS_PER_TASK  # the same chunks on Ray, in worker processes and in a record
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise ValueError(f"chunk must be a whole number of decks, 1 or more, got {chunk!r}")
+    from hg_env.arena.ladder import model_pin
+
     header = {
         "evaluation": RECORD_VERSION,
         "agent": agent.spec,
-        "model": _model_pin(agent, rules.ruleset),
+        "model": model_pin(agent, rules.ruleset),
         "games": games,
         "seed": seed,
         "players": num_players,
@@ -266,7 +268,7 @@ def evaluate(
         "chunk": chunk,
     }
     done = {} if record is None else read_record(record, header)
-    opponent_model = _model_pin(opponent, rules.ruleset)
+    opponent_model = model_pin(opponent, rules.ruleset)
     for part in done.get(opponent_spec, []):
         if part.get("opponent_model") != opponent_model:
             raise ValueError(
@@ -293,14 +295,6 @@ def evaluate(
 
 
 RECORD_VERSION = 1  # of an evaluation record (``evaluate(record=...)``, ``hgenv evaluate --out``)
-
-
-def _model_pin(agent: Agent, ruleset: str) -> str | None:
-    """SHA-256 of the model file an agent plays ``ruleset`` with (``Agent.model_file``), None without one."""
-    from hg_env.arena.ladder import file_sha256
-
-    path = agent.model_file(ruleset)
-    return None if path is None else file_sha256(path)
 
 
 def play_chunk(

@@ -667,9 +667,10 @@ def _label(agent: Any, name: str | None) -> str:
     return agent if isinstance(agent, str) else "agent"
 
 
-def _agent_pin(player: Any, ruleset: str) -> str | None:
-    """SHA-256 of the model file the placed agent plays ``ruleset`` with (``Agent.model_file``: its ``path=``,
-    or the shipped network it loads without one), so a changed model is never mixed with its old games."""
+def model_pin(player: Any, ruleset: str) -> str | None:
+    """SHA-256 of the model file an agent plays ``ruleset`` with (``Agent.model_file``: its ``path=``, or the
+    shipped network it loads without one), so a changed model is never mixed with its old games; None
+    without one (or for a player that is not an ``Agent``)."""
     model_file = getattr(player, "model_file", None)
     path = model_file(ruleset) if callable(model_file) else None
     return None if path is None else file_sha256(path)
@@ -768,7 +769,7 @@ def ladder(
     own_options = resolved_options(agent) if isinstance(agent, str) else None
     pins = Pins(
         ref.pins.fingerprint,
-        {**ref.pins.models, AGENT: _agent_pin(player, ruleset)},
+        {**ref.pins.models, AGENT: model_pin(player, ruleset)},
         {**ref.pins.options, AGENT: own_options},
     )
     say = log or (lambda _: None)
