@@ -266,6 +266,26 @@ def test_resume_refuses_other_settings(tmp_path: Path) -> None:
     assert len(read_results(tmp_path / GAMES_FILE)) == 4
 
 
+def test_resume_refuses_a_model_file_changed_since_its_games(tmp_path: Path) -> None:
+    """config.json pins each agent's model file by SHA-256: a model retrained at the same path is never
+    mixed with the games of the one before."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from hg_env.agents.puct import default_model, ppo_model
+
+    model = tmp_path / "model.zip"
+    shutil.copy(ppo_model("hg2020"), model)
+    config = TournamentConfig((f"policy:path={model}", "random"), games=2)
+    run_tournament(config, tmp_path / "out", progress=False, plot=False)
+    pinned = json.loads((tmp_path / "out" / "config.json").read_text())["models"]
+    assert list(pinned) == [f"policy:path={model}"] and len(pinned[f"policy:path={model}"]) == 64
+    shutil.copy(default_model("hg2020"), model)  # another network at the same path
+    with pytest.raises(ValueError, match="played with another model file"):
+        run_tournament(config, tmp_path / "out", progress=False, plot=False)
+    assert len(read_results(tmp_path / "out" / GAMES_FILE)) == 2  # the games kept
+
+
 def test_three_player_tournament_with_mcts_writes_every_output(tmp_path: Path) -> None:
     config = TournamentConfig(("random", "greedy", "mcts:sims=2"), players=3, games=3)
     summary = run_tournament(config, tmp_path, progress=False)

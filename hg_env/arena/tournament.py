@@ -14,7 +14,9 @@ Schedule
     ``--seed``: a run is reproducible (as long as no agent uses a time budget).
 
 Files in ``--out``
-    ``config.json``     the settings; a resumed run must match them (``--games`` may grow)
+    ``config.json``     the settings and the SHA-256 of each agent's model file; a resumed run must
+                        match them (``--games`` may grow): a retrained model is never mixed with the
+                        games of the one before
     ``games.jsonl``     one line per finished game, flushed after every game, with
                         scores, ranks, errors, timing and the game record
                         (``Game.to_record``, replay it with ``Game.from_record``);
@@ -402,10 +404,14 @@ def _rewrite(path: Path, results: list[dict]) -> None:
     atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in results))
 
 
-def _check_config(out: Path, config: TournamentConfig) -> None:
+def _check_config(out: Path, config: TournamentConfig, models: dict[str, str]) -> None:
+    """The settings in ``out`` are this run's, and every agent plays the model file its games there were
+    played with (``models``: spec -> SHA-256, agents with a model file only; configs from before the pins
+    have none to compare); then writes them."""
     path = out / CONFIG_FILE
     mine = asdict(config)
     mine["agents"] = list(config.agents)
+    mine["models"] = models
     if path.exists():
         try:
             theirs = json.loads(path.read_text(encoding="utf-8"))
@@ -420,6 +426,13 @@ def _check_config(out: Path, config: TournamentConfig) -> None:
         if differ:
             detail = ", ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ)
             raise ValueError(f"{out} holds a tournament with other settings ({detail}); use another --out")
+        pinned = theirs.get("models") if isinstance(theirs.get("models"), dict) else {}
+        changed = [spec for spec in config.agents if spec in pinned and pinned[spec] != models.get(spec)]
+        if changed:
+            raise ValueError(
+                f"{out} holds games of {', '.join(map(repr, changed))} played with another model file (SHA-256 "
+                f"{pinned[changed[0]]!r} there, {models.get(changed[0])!r} now); use another --out"
+            )
     atomic_write_text(path, json.dumps(mine, indent=2) + "\n")
 
 
@@ -501,12 +514,12 @@ def run_tournament(
         from hg_env.arena import distributed
 
         distributed.check_address(ray_address)
-    check_agents(config)
+    models = check_agents(config)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"--out {out}: cannot create the folder ({err.strerror or err})") from None
-    _check_config(out, config)
+    _check_config(out, config, models)
     games_path = out / GAMES_FILE
     planned = schedule(config)
     by_id = {g.game_id: g for g in planned}
@@ -566,11 +579,15 @@ def run_tournament(
     return ratings.summarize(in_schedule, config.agents)
 
 
-def check_agents(config: TournamentConfig) -> None:
+def check_agents(config: TournamentConfig) -> dict[str, str]:
     """Build every agent and check it can play this game before any game is played: a policy of
-    another ruleset or board would otherwise lose every one of its games as an error."""
+    another ruleset or board would otherwise lose every one of its games as an error. Returns the
+    SHA-256 of each agent's model file (``ladder.model_pin``), for the agents that have one."""
+    from hg_env.arena.ladder import model_pin
+
     game = Game(num_players=config.players, seed=0, ruleset=config.ruleset, **config.flags)
     board = seat_observation(game, 0).shape
+    models = {}
     for spec in config.agents:
         agent = make_agent(spec)  # ValueError naming a bad spec or an unreadable model
         plays = getattr(agent, "ruleset", None)
@@ -585,6 +602,10 @@ def check_agents(config: TournamentConfig) -> None:
                 f"(board_reach {game.rules.reach}) gives {board}: play it with --flag board_reach=... "
                 "as it was trained"
             )
+        sha = model_pin(agent, config.ruleset)
+        if sha is not None:
+            models[spec] = sha
+    return models
 
 
 def _check_out(out: str | Path) -> Path:
