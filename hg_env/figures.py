@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from hg_env.core.ruleset import RULESETS
@@ -99,8 +100,11 @@ class Figure:
 
 
 def percent(rate: float, low: float, high: float) -> str:
-    """``0.792, 0.742, 0.843`` -> ``79.2% [74.2, 84.3]``."""
-    return f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+    """``0.792, 0.742, 0.843`` -> ``79.2% [74.2, 84.3]``, each rounded from its exact value: ``100 * 0.8725``
+    is 87.24999... in floats, where 0.8725 (174.5 of 200) itself is a hair above and rounds up, as
+    ``hgenv evaluate`` prints it (0.873)."""
+    low_text, rate_text, high_text = (f"{Decimal(x) * 100:.1f}" for x in (low, rate, high))
+    return f"{rate_text}% [{low_text}, {high_text}]"
 
 
 def minutes(seconds: float) -> str:
@@ -385,6 +389,20 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
         rows.append(_pair_row("ppo", "mcts", pairs["mcts", "ppo"], True, reference.format("ppo")))
     header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move", "games from")
     return {"search-strength": render_table(header, rows, align="lrrrrl")}
+
+
+# The strongest search placed on the hg2020 ladder, 20 games decided at once: its games are kept in the
+# repository, and the placement run again plays only what its budget has left (none once it is spent).
+SEARCH_LADDER_OUT = Path("docs/measurements/ladder-hg2020-puct640")
+SEARCH_LADDER_ARGS = ("ladder", "--agent", SEARCH_AT_ONCE_SPEC, "--at-once", "20", "--budget", "100")
+
+
+def measure_search_ladder(runner: Runner) -> dict[str, str]:
+    """``SEARCH_AT_ONCE_SPEC`` placed on the hg2020 ladder (``hgenv ladder --agent``): its rating, interval,
+    games and CPU beside the rungs', as ``ladder.md`` in ``SEARCH_LADDER_OUT`` gives them (its heading left out)."""
+    runner([*HGENV, *SEARCH_LADDER_ARGS, "--out", str(SEARCH_LADDER_OUT)])
+    text = (SEARCH_LADDER_OUT / "ladder.md").read_text(encoding="utf-8")
+    return {"search-ladder": text.split("\n", 2)[2].strip("\n")}
 
 
 # The strongest search so far (docs/search_agent.md), timed deciding many games at once beside mcts.
@@ -731,6 +749,13 @@ FIGURES: dict[str, Figure] = {
             50,
             measure_search_at_once,
             ("search-at-once-cost",),
+        ),
+        Figure(
+            "search-ladder",
+            "hgenv " + " ".join(SEARCH_LADDER_ARGS) + f" --out {SEARCH_LADDER_OUT} (the games in the repository; "
+            "about 100 CPU-minutes where they are missing)",
+            2,
+            measure_search_ladder,
         ),
         Figure(
             "greedy-0.75-vs-greedy",

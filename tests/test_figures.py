@@ -158,6 +158,14 @@ class FakeRunner:
             for pair in pairs:
                 pair |= {"scores": [150.0, 140.0], "cpu_per_move": [0.2, 0.1]}
             return Run("\n".join(map(json.dumps, pairs)), "", 1.0, 1.0)
+        if command == "ladder" and "--agent" in argv:  # a placement: writes ladder.md to --out
+            out = Path(argv[argv.index("--out") + 1])
+            out.mkdir(parents=True, exist_ok=True)
+            table = "| player | rating |\n|---|---:|\n| **agent** | 1300 |\n"
+            (out / "ladder.md").write_text(
+                f"## Ladder hg2020: agent\n\nRating 1300, 95% interval [1200, 1400].\n\n{table}"
+            )
+            return Run("", "", 1.0, 1.0)
         if command == "train" and "--seed" in argv:  # quick-seeds: a final evaluation per seed
             seed = int(argv[argv.index("--seed") + 1])
             run_dir = Path(argv[argv.index("--config") + 1]).parent / argv[argv.index("--name") + 1]
@@ -210,6 +218,7 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     """Each figure (the long ones included) turns its commands' outputs into the texts of its markers."""
     monkeypatch.chdir(ROOT)  # configs/ and README.md, as make readme-figures runs
     monkeypatch.setattr(figures, "SEARCH_GREEDY_OUT", tmp_path / "puct-greedy")
+    monkeypatch.setattr(figures, "SEARCH_LADDER_OUT", tmp_path / "puct-ladder")
     runner = FakeRunner()
     values = figures.run_figures(list(FIGURES), runner=runner, log=lambda line: None)
     assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
@@ -245,6 +254,12 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
         assert row.startswith(f"| `{figures.SEARCH_AT_ONCE_SPEC}` vs `{opponent}` | 200 | 75.0% [69.0, 80.0] |")
         assert "| 180.0 – 150.0 | 0.250 – 0.002 |" in row and str(figures.SEARCH_EVALUATIONS[opponent]) in row
     assert strength[6].startswith("| `ppo` vs `mcts` | 100 | 30.0% [22.0, 40.0] | 140.0 – 150.0 | 0.100 – 0.200 |")
+    assert (
+        values["search-ladder"]
+        == "Rating 1300, 95% interval [1200, 1400].\n\n| player | rating |\n|---|---:|\n| **agent** | 1300 |"
+    )
+    placement = next(argv for argv in runner.commands if "ladder" in argv and "--agent" in argv)
+    assert placement[placement.index("--agent") + 1] == figures.SEARCH_AT_ONCE_SPEC and "--at-once" in placement
     cost = values["search-at-once-cost"].splitlines()
     assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
     assert cost[2:] == [
@@ -278,6 +293,13 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     trains = [argv for argv in runner.commands if "train" in argv and "--config" in argv]
     lookahead = Path(trains[1][-1]).read_text()
     assert "lookahead = true" in lookahead and "runs" not in lookahead.split("out_dir")[1].splitlines()[0]
+
+
+def test_percent_rounds_each_rate_from_its_exact_value() -> None:
+    """174.5 of 200 is 0.8725, a hair above in floats: 87.3%, as ``hgenv evaluate`` prints 0.873 (100 times it
+    in floats is 87.2499...)."""
+    assert figures.percent(174.5 / 200, 0.819, 0.912) == "87.3% [81.9, 91.2]"
+    assert figures.percent(1.0, 0.9812, 1.0) == "100.0% [98.1, 100.0]"
 
 
 def test_seed_spread_gives_the_range_mean_and_every_seed() -> None:
