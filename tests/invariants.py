@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hg_env.core import engine
 from hg_env.core.areas import pool_members, popcount, tile_members
@@ -11,6 +12,12 @@ from hg_env.core.ruleset import NUM_PIECES
 from hg_env.core.state import OVER, State
 from hg_env.core.tiles import C_BONUS, C_FISH, C_POOLS, C_TRIGGER
 from tests.oracle import areas
+
+
+def seed_shares(default: int, total: int) -> list:
+    """``(first, last)`` seed ranges of a random-play suite: the first ``default`` seeds in the default test
+    run, the rest up to ``total`` with the slow suites (``make test-slow``), so both together play them all."""
+    return [pytest.param(0, default, id="default"), pytest.param(default, total, marks=pytest.mark.slow, id="rest")]
 
 
 def check_pieces(state: State, game: int) -> None:

@@ -29,6 +29,7 @@ from tests.invariants import (
     check_mask,
     check_pieces,
     check_tiles,
+    seed_shares,
 )
 from tests.oracle import areas, board_of, catalogue, shown_side
 
@@ -276,7 +277,7 @@ def play_and_score(num_players: int, seeds: list[int], **flags) -> State:
 # ---------------------------------------------------------------- tests
 
 
-@pytest.mark.parametrize("first, last", [(0, 5), pytest.param(5, 13, marks=pytest.mark.slow)], ids=["default", "rest"])
+@pytest.mark.parametrize("first, last", seed_shares(5, 13))
 @pytest.mark.parametrize("flags", FLAGS, ids=FLAG_IDS)
 def test_random_games_keep_invariants(flags: dict, first: int, last: int) -> None:
     """52 games per flag combination (13 each of 2-5 players; 5 each in the default run, the other 8 with

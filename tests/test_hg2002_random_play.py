@@ -18,6 +18,7 @@ from tests.invariants import (
     check_mask,
     check_pieces,
     check_tiles,
+    seed_shares,
 )
 
 RULES = Rules(ruleset="hg2002")
@@ -82,9 +83,7 @@ def play_classic(num_players: int, seeds: list[int]) -> State:
     return state
 
 
-@pytest.mark.parametrize(
-    "first, last", [(0, 20), pytest.param(20, GAMES_PER_COUNT, marks=pytest.mark.slow)], ids=["default", "rest"]
-)
+@pytest.mark.parametrize("first, last", seed_shares(20, GAMES_PER_COUNT))
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_random_classic_games_keep_invariants(num_players: int, first: int, last: int) -> None:
     """50 random games per player count (the first 20 in the default run, the rest with the slow suites):

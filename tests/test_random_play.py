@@ -15,6 +15,7 @@ from tests.invariants import (
     check_mask,
     check_pieces,
     check_tiles,
+    seed_shares,
 )
 
 
@@ -45,11 +46,7 @@ def play_batch(num_players: int, seeds: list[int], oracle_every: int = 1, **flag
     return state
 
 
-# 50 games per player count: the first 20 in the default run, the other 30 with the slow suites.
-SEED_SHARES = [(0, 20), pytest.param(20, 50, marks=pytest.mark.slow)]
-
-
-@pytest.mark.parametrize("first, last", SEED_SHARES, ids=["default", "rest"])
+@pytest.mark.parametrize("first, last", seed_shares(20, 50))  # 50 games per player count
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_random_games_keep_invariants(num_players: int, first: int, last: int) -> None:
     seeds = list(range(100 * num_players + first, 100 * num_players + last))
