@@ -108,11 +108,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench.print_env(bench.bench_env(seconds=args.seconds, ruleset=args.ruleset), args.json)
         return 0
     if args.what == "train":
-        module = _train_module("throughput")
         if args.threads is not None and not 1 <= args.threads <= 256:
             raise ValueError(f"--threads must be 1..256, got {args.threads}")
         if not 1 <= args.steps <= 10**9:
             raise ValueError(f"--steps must be 1..10**9, got {args.steps}")
+        module = _train_module("throughput")  # imports torch: after the checks, so a typo is told at once
         if args.compare:
             rounds = 3 if args.rounds is None else args.rounds
             result = module.compare_train(args.compare, steps=args.steps, rounds=rounds, threads=args.threads)

@@ -161,6 +161,7 @@ def test_bench_train_reports_learner_steps_with_and_without_lookahead(tmp_path) 
         assert row["steps_per_s"] > 0 and row["steps_per_cpu_s"] > 0
 
 
+@pytest.mark.slow  # four fresh processes, each importing torch and SB3: about 30 s
 def test_bench_train_compare_trains_each_tree_with_its_own_code() -> None:
     """``bench train --compare HEAD`` on a shrunken config: both trees trained, plain and with the
     lookahead, in fresh processes running their own tree's hg_env.train (checked inside), and the
@@ -178,5 +179,10 @@ def test_bench_train_compare_trains_each_tree_with_its_own_code() -> None:
     for row in result["modes"].values():
         assert row["new_steps_per_s"] > 0 and row["old_steps_per_s"] > 0 and len(row["round_ratios"]) == 1
         assert row["ratio"] == pytest.approx(row["new_steps_per_s"] / row["old_steps_per_s"], rel=1e-3)
-    with pytest.raises(ValueError, match="cannot check out revision"):
-        compare_train("no-such-revision", steps=64, rounds=1, overrides=tiny)
+
+
+def test_bench_train_compare_names_a_revision_it_cannot_check_out() -> None:
+    from hg_env.train.throughput import compare_train
+
+    with pytest.raises(ValueError, match="cannot check out revision 'no-such-revision'"):
+        compare_train("no-such-revision", steps=64, rounds=1)

@@ -13,6 +13,7 @@ from pettingzoo.test import api_test, seed_test  # imported quietly first by con
 import hg_env
 from hg_env.aec import rank_rewards
 from hg_env.core.observation import AREA_FEATURES, channel_names, decode_board, observer
+from tests.invariants import seed_shares
 from tests.oracle import areas
 
 AREA_TYPES = [name for name, _, _ in observer("hg2020").area_types]
@@ -99,7 +100,8 @@ def test_pettingzoo_seed_test() -> None:
         seed_test(lambda: hg_env.env(num_players=3), num_cycles=200)
 
 
-def test_masks_equal_the_scripting_api_for_100_games() -> None:
+@pytest.mark.parametrize(("first", "last"), seed_shares(24, 100))
+def test_masks_equal_the_scripting_api_for_100_games(first: int, last: int) -> None:
     """At every step the acting agent's mask is exactly the API's legal moves; others get zeros."""
     steps = 0
 
@@ -112,9 +114,9 @@ def test_masks_equal_the_scripting_api_for_100_games() -> None:
         assert not env.observe(other)["action_mask"].any()
         steps += 1
 
-    for i in range(100):
+    for i in range(first, last):
         play_random(hg_env.env(num_players=2 + i % 4), seed=1000 + i, check=check)
-    assert steps > 100 * 60
+    assert steps > (last - first) * 60
 
 
 def test_observation_round_trip_and_area_planes_match_the_oracle() -> None:

@@ -357,18 +357,23 @@ def test_tiny_run_writes_everything(trained: Path) -> None:
     evals = [json.loads(line) for line in (trained / "eval.jsonl").read_text().splitlines()]
     assert [e["steps"] for e in evals] == [256] and set(evals[0]) == {"steps", "random", "greedy"}
     final = json.loads((trained / "final_eval.json").read_text())
-    assert final["greedy"]["games"] == 4 and 0 <= final["random"]["win_rate"] <= 1
+    assert final["greedy"]["games"] == 2 and 0 <= final["random"]["win_rate"] <= 1
     assert any((trained / "tensorboard").rglob("events.out.tfevents.*"))
 
 
-def test_resume_continues_exactly(trained: Path, tmp_path: Path) -> None:
+def test_resume_continues_exactly_and_rewrites_a_damaged_config_copy(trained: Path, tmp_path: Path) -> None:
     config = tiny_config(tmp_path)
     run = train(config, progress=False, stop_after=256)  # stops after the checkpoint at 256 steps, as a kill
     assert not (run / "final_model.zip").exists()
     assert [p.name for p in checkpoint_paths(run)] == ["step_0000000000.pt", "step_0000000256.pt"]
     with pytest.raises(ValueError, match="already holds a run: pass --resume"):
         train(config, progress=False)
+    # The run's config.toml is a copy (the checkpoints hold the config): a damaged one does not block the
+    # resume, which writes it again.
+    saved = run / "config.toml"
+    saved.write_bytes(saved.read_bytes()[:25])
     train(config, resume=True, progress=False)
+    assert load_config(saved) == config
     ours, theirs = load_model(run / "final_model.zip").net, load_model(trained / "final_model.zip").net
     for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
         assert torch.equal(a, b), name
@@ -483,16 +488,6 @@ def test_training_stops_on_a_non_finite_update_naming_the_step_and_the_last_good
     assert saved == ([] if poison == "loss" else ["step_0000000256.pt"]) and not (run / "final_model.zip").exists()
 
 
-def test_a_truncated_config_toml_in_a_run_dir_does_not_block_it(tmp_path: Path) -> None:
-    """The run's config.toml is a copy (the checkpoints hold the config): a damaged one is rewritten."""
-    config = tiny_config(tmp_path)
-    run = train(config, progress=False, stop_after=256)
-    saved = run / "config.toml"
-    saved.write_bytes(saved.read_bytes()[:25])
-    train(config, resume=True, progress=False)
-    assert load_config(saved) == config
-
-
 def test_policy_agent_plays_legal_moves(trained: Path) -> None:
     spec = f"policy:path={trained / 'final_model.zip'}"
     agent = make_agent(spec, seed=0)
@@ -515,6 +510,8 @@ def test_lookahead_policy_trains_resumes_and_plays(tmp_path: Path) -> None:
     def config(name: str):
         c = tiny_config(tmp_path, name)
         c.policy.lookahead, c.imitation.decisions, c.run.torch_threads = True, 0, 2
+        # Greedy opponents and evaluations only cost CPU here (the tiny runs above have them).
+        c.opponents.greedy_weight, c.eval.opponents = 0.0, ["random"]
         return c
 
     whole = train(config("whole"), progress=False)
@@ -526,7 +523,7 @@ def test_lookahead_policy_trains_resumes_and_plays(tmp_path: Path) -> None:
         assert torch.equal(a, b), name
     assert (run / "eval.jsonl").read_text() == (whole / "eval.jsonl").read_text()
     spec = f"policy:path={whole / 'final_model.zip'}"
-    assert 0 <= evaluate(make_agent(spec, seed=0), "greedy", games=2, seed=3).win_rate <= 1
+    assert 0 <= evaluate(make_agent(spec, seed=0), "random", games=2, seed=3).win_rate <= 1
     game_spec = tournament.schedule(tournament.TournamentConfig(agents=(spec, "random"), games=2))[0]
     line = tournament.play_game(game_spec)
     assert line["error"] is None and line["decisions"] > 50
@@ -574,7 +571,7 @@ def test_quickstart_on_the_tiny_config(tmp_path: Path, monkeypatch: pytest.Monke
     # It ends with the trained agent's final evaluation (the README's quickstart-eval), labelled.
     *_, random_line, greedy_line, last = out.rstrip("\n").splitlines()
     assert random_line.startswith("  vs random: won ") and greedy_line.startswith("  vs greedy: won ")
-    assert last.startswith("quickstart evaluation: ") and last.endswith("greedy (its final evaluation, 4 games each)")
+    assert last.startswith("quickstart evaluation: ") and last.endswith("greedy (its final evaluation, 2 games each)")
     for name in ("ratings.png", "final_board.png", "summary.md"):
         assert (tmp_path / "results" / name).is_file(), name
     # A second run reuses the trained policy and the finished tournament.

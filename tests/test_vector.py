@@ -57,7 +57,7 @@ def test_vector_env_equals_single_games(reward: str) -> None:
         start(i)
     rng = np.random.default_rng(0)
     finished = 0
-    for _ in range(400):
+    for _ in range(160):  # every game ends about twice: games restarted mid-batch are checked too
         for i, env in mirrors.items():
             agent = env.possible_agents[venv.seats[i]]
             np.testing.assert_array_equal(obs[i], env.observe(agent)["observation"])
@@ -78,7 +78,7 @@ def test_vector_env_equals_single_games(reward: str) -> None:
                 finished += 1
         for i in np.flatnonzero(dones):
             start(i)
-    assert finished >= 5
+    assert finished >= 2 * venv.num_envs
 
 
 def test_vector_env_seats_opponents_and_errors() -> None:
