@@ -182,6 +182,7 @@ def test_bench_train_compare_trains_each_tree_with_its_own_code() -> None:
 
 
 def test_bench_train_compare_names_a_revision_it_cannot_check_out() -> None:
+    pytest.importorskip("sb3_contrib")
     from hg_env.train.throughput import compare_train
 
     with pytest.raises(ValueError, match="cannot check out revision 'no-such-revision'"):

@@ -57,7 +57,7 @@ def test_vector_env_equals_single_games(reward: str) -> None:
         start(i)
     rng = np.random.default_rng(0)
     finished = 0
-    for _ in range(160):  # every game ends about twice: games restarted mid-batch are checked too
+    for _ in range(160):  # each env's game ends about twice: restarted games are checked too
         for i, env in mirrors.items():
             agent = env.possible_agents[venv.seats[i]]
             np.testing.assert_array_equal(obs[i], env.observe(agent)["observation"])
