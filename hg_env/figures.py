@@ -395,14 +395,30 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
 # repository, and the placement run again plays only what its budget has left (none once it is spent).
 SEARCH_LADDER_OUT = Path("docs/measurements/ladder-hg2020-puct640")
 SEARCH_LADDER_ARGS = ("ladder", "--agent", SEARCH_AT_ONCE_SPEC, "--at-once", "20", "--budget", "100")
+# puct at its defaults on Carcassonne, with the shipped PPO model's priors and values.
+CARCASSONNE_LADDER_OUT = Path("docs/measurements/ladder-carcassonne-puct")
+CARCASSONNE_LADDER_ARGS = (
+    *("ladder", "--ruleset", "carcassonne", "--agent", "puct"),
+    *("--at-once", "20", "--budget", "75", "--games", "100"),
+)
+
+
+def placement_table(runner: Runner, args: Sequence[str], out: Path) -> str:
+    """An agent placed on a ladder (``hgenv ladder --agent``, its games kept in ``out``, so a placement
+    finished plays nothing more): its rating, interval, games and CPU beside the rungs', as ``ladder.md``
+    gives them (its heading left out)."""
+    runner([*HGENV, *args, "--out", str(out)])
+    return (out / "ladder.md").read_text(encoding="utf-8").split("\n", 2)[2].strip("\n")
 
 
 def measure_search_ladder(runner: Runner) -> dict[str, str]:
-    """``SEARCH_AT_ONCE_SPEC`` placed on the hg2020 ladder (``hgenv ladder --agent``): its rating, interval,
-    games and CPU beside the rungs', as ``ladder.md`` in ``SEARCH_LADDER_OUT`` gives them (its heading left out)."""
-    runner([*HGENV, *SEARCH_LADDER_ARGS, "--out", str(SEARCH_LADDER_OUT)])
-    text = (SEARCH_LADDER_OUT / "ladder.md").read_text(encoding="utf-8")
-    return {"search-ladder": text.split("\n", 2)[2].strip("\n")}
+    """``SEARCH_AT_ONCE_SPEC`` placed on the hg2020 ladder."""
+    return {"search-ladder": placement_table(runner, SEARCH_LADDER_ARGS, SEARCH_LADDER_OUT)}
+
+
+def measure_carcassonne_ladder(runner: Runner) -> dict[str, str]:
+    """``puct`` at its defaults placed on the Carcassonne ladder."""
+    return {"search-ladder-carcassonne": placement_table(runner, CARCASSONNE_LADDER_ARGS, CARCASSONNE_LADDER_OUT)}
 
 
 # The strongest search so far (docs/search_agent.md), timed deciding many games at once beside mcts.
@@ -756,6 +772,13 @@ FIGURES: dict[str, Figure] = {
             "about 100 CPU-minutes where they are missing)",
             2,
             measure_search_ladder,
+        ),
+        Figure(
+            "search-ladder-carcassonne",
+            "hgenv " + " ".join(CARCASSONNE_LADDER_ARGS) + f" --out {CARCASSONNE_LADDER_OUT} (the games in the "
+            "repository; about 75 CPU-minutes where they are missing)",
+            2,
+            measure_carcassonne_ladder,
         ),
         Figure(
             "greedy-0.75-vs-greedy",

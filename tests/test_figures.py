@@ -219,6 +219,7 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     monkeypatch.chdir(ROOT)  # configs/ and README.md, as make readme-figures runs
     monkeypatch.setattr(figures, "SEARCH_GREEDY_OUT", tmp_path / "puct-greedy")
     monkeypatch.setattr(figures, "SEARCH_LADDER_OUT", tmp_path / "puct-ladder")
+    monkeypatch.setattr(figures, "CARCASSONNE_LADDER_OUT", tmp_path / "puct-carcassonne")
     runner = FakeRunner()
     values = figures.run_figures(list(FIGURES), runner=runner, log=lambda line: None)
     assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
@@ -258,8 +259,12 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
         values["search-ladder"]
         == "Rating 1300, 95% interval [1200, 1400].\n\n| player | rating |\n|---|---:|\n| **agent** | 1300 |"
     )
-    placement = next(argv for argv in runner.commands if "ladder" in argv and "--agent" in argv)
-    assert placement[placement.index("--agent") + 1] == figures.SEARCH_AT_ONCE_SPEC and "--at-once" in placement
+    assert values["search-ladder-carcassonne"] == values["search-ladder"]
+    placements = [argv for argv in runner.commands if "ladder" in argv and "--agent" in argv]
+    assert [argv[argv.index("--agent") + 1] for argv in placements] == [figures.SEARCH_AT_ONCE_SPEC, "puct"]
+    assert all("--at-once" in argv for argv in placements)
+    assert placements[1][placements[1].index("--ruleset") + 1] == "carcassonne"
+    assert placements[1][placements[1].index("--out") + 1] == str(tmp_path / "puct-carcassonne")
     cost = values["search-at-once-cost"].splitlines()
     assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
     assert cost[2:] == [
