@@ -9,7 +9,8 @@ inline (a number in a sentence or a table cell) or a block (the markers on lines
 e.g. around a table). ``--write`` replaces the text of every marker the figures run here
 produce, and the line that starts with ``<!-- machine -->`` with the machine they ran on (CPU
 model, cores, Python, numpy and torch versions, date; after a partial run it also names the
-figures measured and keeps the machine of the earlier ones: ``machine_line``). A figure whose
+figures measured, and every earlier partial run's machine with the figures it still holds:
+``machine_line``). A figure whose
 marker is missing from the file is an error, and so is a marker that no figure produces
 (``check_markers``).
 
@@ -389,6 +390,35 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
         rows.append(_pair_row("ppo", "mcts", pairs["mcts", "ppo"], True, reference.format("ppo")))
     header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move", "games from")
     return {"search-strength": render_table(header, rows, align="lrrrrl")}
+
+
+# Carcassonne: puct with the shipped PPO model against mcts, 200-game evaluations of 10 decks (20 games) decided
+# at once per chunk, kept in the repository as they grow; the figure reads what they hold (--summary-only).
+CARCASSONNE_EVALUATIONS = {
+    "puct": Path("docs/measurements/puct-mcts-carcassonne.jsonl"),
+    "puct:qprior=1,c_puct=0.1,sims=480,stop=1": Path("docs/measurements/puct480-mcts-carcassonne.jsonl"),
+}
+CARCASSONNE_EVALUATION_GAMES = 200
+CARCASSONNE_EVALUATION_ARGS = (
+    *("--ruleset", "carcassonne", "--opponents", "mcts", "--games", str(CARCASSONNE_EVALUATION_GAMES)),
+    *("--seed", "0", "--chunk", "10", "--threads", "1"),
+)
+
+
+def measure_carcassonne_strength(runner: Runner) -> dict[str, str]:
+    """``puct`` (at its defaults, and with more simulations and the values steering) against ``mcts`` on
+    Carcassonne, from the evaluation records ``CARCASSONNE_EVALUATIONS``: what each holds, its games
+    written as "N of 200" while it is unfinished (the same command without ``--summary-only`` completes it)."""
+    rows = []
+    for spec, record in CARCASSONNE_EVALUATIONS.items():
+        argv = [*HGENV, "evaluate", "--agent", spec, *CARCASSONNE_EVALUATION_ARGS, "--out", str(record)]
+        result = json.loads(runner([*argv, "--summary-only", "--json"]).stdout.splitlines()[-1])
+        row = _evaluation_row(spec, "mcts", result, f"`{record}`")
+        if result["games"] < CARCASSONNE_EVALUATION_GAMES:
+            row[1] = f"{result['games']} of {CARCASSONNE_EVALUATION_GAMES}"
+        rows.append(row)
+    header = ("pairing (A vs B)", "games", "win rate of A, 95% interval", "mean scores", "CPU s per move", "record")
+    return {"search-strength-carcassonne": render_table(header, rows, align="lrrrrl")}
 
 
 # The strongest search placed on the hg2020 ladder, 20 games decided at once: its games are kept in the
@@ -781,6 +811,14 @@ FIGURES: dict[str, Figure] = {
             measure_carcassonne_ladder,
         ),
         Figure(
+            "search-strength-carcassonne",
+            f"hgenv evaluate --agent A {' '.join(CARCASSONNE_EVALUATION_ARGS)} --out RECORD --summary-only --json "
+            "(A = " + ", ".join(CARCASSONNE_EVALUATIONS) + ": the records in docs/measurements; without "
+            "--summary-only the same command plays what a record is missing, about 2-4 CPU-hours each)",
+            0.1,
+            measure_carcassonne_strength,
+        ),
+        Figure(
             "greedy-0.75-vs-greedy",
             "hgenv tournament --agents greedy greedy:opponents=0.75 --players 2 --games 200 --seed 0",
             2,
@@ -878,22 +916,35 @@ def check_markers(text: str) -> list[str]:
     return problems
 
 
+# One group of a machine line: a machine (which ends with its date) and the figures measured on it, as
+# "MACHINE; 2026-11-29 (bench, strength)". Figure names are lowercase, so a CPU's "(R)" is not a list.
+MACHINE_GROUP = re.compile(r"(.+?; \d{4}-\d{2}-\d{2}) \(([a-z0-9, .-]+)\)(?:; |$)")
+
+
 def machine_line(text: str, names: Sequence[str], here: str) -> str:
     """The new machine line of ``text`` after measuring the figures ``names`` on ``here``: just
-    ``here`` when every figure was measured, else ``here (names); earlier figures: <the oldest
-    machine the line named>``."""
+    ``here`` when every figure was measured; else ``here (names)``, then each earlier partial run's
+    machine with the figures it still holds (``MACHINE (names); ...``, a figure measured again leaves its
+    old group, an emptied group goes), then ``earlier figures: <the machine of the rest>``."""
     if set(names) >= set(FIGURES):
         return here
     found = MACHINE.search(text)
     old = found.group(0).removeprefix("<!-- machine -->") if found else "unknown"
     if old == here:  # every figure of the file measured here, on this day
         return here
-    last, _, earliest = old.rpartition("; earlier figures: ")
-    if last.startswith(f"{here} ("):  # the same machine and day as the last partial run: add to its list
-        names = [*last.removeprefix(f"{here} (").removesuffix(")").split(", "), *names]
-        if set(names) >= set(FIGURES):  # partial runs that measured every figure between them
-            return here
-    return f"{here} ({', '.join(dict.fromkeys(names))}); earlier figures: {earliest}"
+    runs, _, earliest = old.rpartition("; earlier figures: ")
+    measured = dict.fromkeys(names)
+    kept: list[tuple[str, list[str]]] = []
+    for machine, listed in MACHINE_GROUP.findall(runs + "; " if runs else ""):
+        if machine == here:  # the same machine and day as an earlier partial run: one list
+            measured = dict.fromkeys([*listed.split(", "), *measured])
+        elif left := [name for name in listed.split(", ") if name not in measured]:
+            kept.append((machine, left))
+    covered = set(measured).union(*(left for _, left in kept))
+    groups = [f"{machine} ({', '.join(figs)})" for machine, figs in [(here, list(measured)), *kept]]
+    if covered >= set(FIGURES):  # partial runs that measured every figure between them
+        return here if not kept else "; ".join(groups)
+    return "; ".join(groups) + f"; earlier figures: {earliest}"
 
 
 def write(text: str, values: dict[str, str], machine_line: str) -> str:

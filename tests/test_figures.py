@@ -49,19 +49,22 @@ def test_write_replaces_inline_and_block_markers_and_the_machine_line() -> None:
 
 
 def test_the_machine_line_names_partial_runs_and_keeps_the_oldest_machine() -> None:
-    assert figures.machine_line(TEXT, list(FIGURES), "here") == "here"
-    assert figures.machine_line(figures.write(TEXT, {}, "here"), ["bench"], "here") == "here"
-    once = figures.machine_line(TEXT, ["bench"], "here")
-    assert once == "here (bench); earlier figures: an old machine"
-    same = figures.machine_line(figures.write(TEXT, {}, once), ["strength", "bench"], "here")
-    assert same == "here (bench, strength); earlier figures: an old machine"
-    elsewhere = figures.machine_line(figures.write(TEXT, {}, same), ["strength"], "there")
-    assert elsewhere == "there (strength); earlier figures: an old machine"
+    here, there = "Intel(R) Xeon(R), 2 cores; 2026-11-29", "AMD EPYC, 2 cores; 2026-11-30"  # as machine() ends
+    assert figures.machine_line(TEXT, list(FIGURES), here) == here
+    assert figures.machine_line(figures.write(TEXT, {}, here), ["bench"], here) == here
+    once = figures.machine_line(TEXT, ["bench"], here)
+    assert once == f"{here} (bench); earlier figures: an old machine"
+    same = figures.machine_line(figures.write(TEXT, {}, once), ["strength", "bench"], here)
+    assert same == f"{here} (bench, strength); earlier figures: an old machine"
+    elsewhere = figures.machine_line(figures.write(TEXT, {}, same), ["strength"], there)
+    assert elsewhere == f"{there} (strength); {here} (bench); earlier figures: an old machine"
+    emptied = figures.machine_line(figures.write(TEXT, {}, elsewhere), ["bench"], there)
+    assert emptied == f"{there} (strength, bench); earlier figures: an old machine"
     rest = [name for name in FIGURES if name != "strength"]
-    between = figures.machine_line(
-        figures.write(TEXT, {}, figures.machine_line(TEXT, rest, "here")), ["strength"], "here"
-    )
-    assert between == "here"  # two partial runs on one machine and day measured every figure
+    first = figures.write(TEXT, {}, figures.machine_line(TEXT, rest, here))
+    assert figures.machine_line(first, ["strength"], here) == here  # two partial runs, one machine: every figure
+    split = figures.machine_line(first, ["strength"], there)
+    assert split == f"{there} (strength); {here} ({', '.join(rest)})"  # every figure, on two machines
     assert "cores" in figures.machine() and "Python" in figures.machine() and "numpy" in figures.machine()
 
 
@@ -265,6 +268,14 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     assert all("--at-once" in argv for argv in placements)
     assert placements[1][placements[1].index("--ruleset") + 1] == "carcassonne"
     assert placements[1][placements[1].index("--out") + 1] == str(tmp_path / "puct-carcassonne")
+    carcassonne = values["search-strength-carcassonne"].splitlines()
+    assert len(carcassonne) == 2 + len(figures.CARCASSONNE_EVALUATIONS)
+    for row, (spec, record) in zip(carcassonne[2:], figures.CARCASSONNE_EVALUATIONS.items()):
+        assert row.startswith(f"| `{spec}` vs `mcts` | 200 | 75.0% [69.0, 80.0] | 180.0 – 150.0 | 0.250 – 0.002 |")
+        assert f"`{record}`" in row
+    reads = [argv for argv in runner.commands if "--summary-only" in argv]  # reads the records, plays nothing
+    assert [argv[argv.index("--agent") + 1] for argv in reads] == list(figures.CARCASSONNE_EVALUATIONS)
+    assert all(argv[argv.index("--ruleset") + 1] == "carcassonne" for argv in reads)
     cost = values["search-at-once-cost"].splitlines()
     assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
     assert cost[2:] == [
@@ -432,3 +443,16 @@ def test_rllib_quick_trains_and_evaluates_both_paths_with_every_seed(monkeypatch
     assert [Path(a[a.index("--model") + 1]).parent.name for a in evaluations] == [
         a[a.index("--name") + 1] for a in trains
     ]
+
+
+def test_carcassonne_strength_says_how_much_of_an_unfinished_record_it_read() -> None:
+    """An evaluation record still growing is shown as "N of 200" games, not as a finished evaluation."""
+    summary = {"opponent": "mcts", "games": 160, "win_rate": 0.5, "ci_low": 0.42, "ci_high": 0.58}
+    summary |= {"mean_score": 88.0, "mean_opponent_score": 85.0, "cpu_per_move": 0.18, "opponent_cpu_per_move": 0.58}
+
+    def runner(argv: list[str]) -> Run:
+        assert "--summary-only" in argv
+        return Run("evaluating ...\n" + json.dumps(summary), "", 1.0, 1.0)
+
+    rows = figures.measure_carcassonne_strength(runner)["search-strength-carcassonne"].splitlines()[2:]
+    assert [row.split(" | ")[1:3] for row in rows] == [["160 of 200", "50.0% [42.0, 58.0]"]] * 2
