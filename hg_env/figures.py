@@ -392,28 +392,33 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
     return {"search-strength": render_table(header, rows, align="lrrrrl")}
 
 
-# Carcassonne: puct with the shipped PPO model against mcts, 200-game evaluations of 10 decks (20 games) decided
-# at once per chunk, kept in the repository as they grow; the figure reads what they hold (--summary-only).
-CARCASSONNE_EVALUATIONS = {
-    "puct": Path("docs/measurements/puct-mcts-carcassonne.jsonl"),
-    "puct:qprior=1,c_puct=0.1,sims=480,stop=1": Path("docs/measurements/puct480-mcts-carcassonne.jsonl"),
+# Carcassonne: puct with the shipped PPO model against mcts (and greedy), 200-game evaluations of 10 decks
+# (20 games) decided at once per chunk, kept in the repository as they grow; the figure reads what they hold.
+CARCASSONNE_SEARCH = "puct:qprior=1,c_puct=0.1,sims=480,stop=1"
+CARCASSONNE_EVALUATIONS = {  # (agent, opponent): record
+    ("puct", "mcts"): Path("docs/measurements/puct-mcts-carcassonne.jsonl"),
+    (CARCASSONNE_SEARCH, "mcts"): Path("docs/measurements/puct480-mcts-carcassonne.jsonl"),
+    (CARCASSONNE_SEARCH, "greedy"): Path("docs/measurements/puct480-greedy-carcassonne.jsonl"),
 }
 CARCASSONNE_EVALUATION_GAMES = 200
 CARCASSONNE_EVALUATION_ARGS = (
-    *("--ruleset", "carcassonne", "--opponents", "mcts", "--games", str(CARCASSONNE_EVALUATION_GAMES)),
+    *("--ruleset", "carcassonne", "--games", str(CARCASSONNE_EVALUATION_GAMES)),
     *("--seed", "0", "--chunk", "10", "--threads", "1"),
 )
 
 
 def measure_carcassonne_strength(runner: Runner) -> dict[str, str]:
-    """``puct`` (at its defaults, and with more simulations and the values steering) against ``mcts`` on
-    Carcassonne, from the evaluation records ``CARCASSONNE_EVALUATIONS``: what each holds, its games
-    written as "N of 200" while it is unfinished (the same command without ``--summary-only`` completes it)."""
+    """``puct`` (at its defaults, and with more simulations and the values steering) against ``mcts`` and
+    ``greedy`` on Carcassonne, from the evaluation records ``CARCASSONNE_EVALUATIONS`` that exist: what each
+    holds, its games written as "N of 200" while it is unfinished (the same command without
+    ``--summary-only`` completes it)."""
     rows = []
-    for spec, record in CARCASSONNE_EVALUATIONS.items():
-        argv = [*HGENV, "evaluate", "--agent", spec, *CARCASSONNE_EVALUATION_ARGS, "--out", str(record)]
-        result = json.loads(runner([*argv, "--summary-only", "--json"]).stdout.splitlines()[-1])
-        row = _evaluation_row(spec, "mcts", result, f"`{record}`")
+    for (spec, opponent), record in CARCASSONNE_EVALUATIONS.items():
+        if not record.exists():
+            continue
+        argv = [*HGENV, "evaluate", "--agent", spec, "--opponents", opponent, *CARCASSONNE_EVALUATION_ARGS]
+        result = json.loads(runner([*argv, "--out", str(record), "--summary-only", "--json"]).stdout.splitlines()[-1])
+        row = _evaluation_row(spec, opponent, result, f"`{record}`")
         if result["games"] < CARCASSONNE_EVALUATION_GAMES:
             row[1] = f"{result['games']} of {CARCASSONNE_EVALUATION_GAMES}"
         rows.append(row)
@@ -812,9 +817,11 @@ FIGURES: dict[str, Figure] = {
         ),
         Figure(
             "search-strength-carcassonne",
-            f"hgenv evaluate --agent A {' '.join(CARCASSONNE_EVALUATION_ARGS)} --out RECORD --summary-only --json "
-            "(A = " + ", ".join(CARCASSONNE_EVALUATIONS) + ": the records in docs/measurements; without "
-            "--summary-only the same command plays what a record is missing, about 2-4 CPU-hours each)",
+            f"hgenv evaluate --agent A --opponents B {' '.join(CARCASSONNE_EVALUATION_ARGS)} --out RECORD "
+            "--summary-only --json (A, B = "
+            + "; ".join(f"{a}, {b}" for a, b in CARCASSONNE_EVALUATIONS)
+            + ": the records in docs/measurements that exist; without "
+            "--summary-only the same command plays what a record is missing, about 1.5-4 CPU-hours each)",
             0.1,
             measure_carcassonne_strength,
         ),

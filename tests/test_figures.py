@@ -223,6 +223,11 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     monkeypatch.setattr(figures, "SEARCH_GREEDY_OUT", tmp_path / "puct-greedy")
     monkeypatch.setattr(figures, "SEARCH_LADDER_OUT", tmp_path / "puct-ladder")
     monkeypatch.setattr(figures, "CARCASSONNE_LADDER_OUT", tmp_path / "puct-carcassonne")
+    evaluations = {("puct", "mcts"): tmp_path / "a.jsonl", ("puct:sims=480", "greedy"): tmp_path / "b.jsonl"}
+    evaluations[("puct:sims=480", "mcts")] = tmp_path / "not-yet.jsonl"
+    for record in list(evaluations.values())[:2]:
+        record.write_text("{}\n")
+    monkeypatch.setattr(figures, "CARCASSONNE_EVALUATIONS", evaluations)
     runner = FakeRunner()
     values = figures.run_figures(list(FIGURES), runner=runner, log=lambda line: None)
     assert set(values) == {m for f in FIGURES.values() for m in f.outputs()}
@@ -269,12 +274,13 @@ def test_every_figure_measures_from_its_commands_outputs(monkeypatch, tmp_path: 
     assert placements[1][placements[1].index("--ruleset") + 1] == "carcassonne"
     assert placements[1][placements[1].index("--out") + 1] == str(tmp_path / "puct-carcassonne")
     carcassonne = values["search-strength-carcassonne"].splitlines()
-    assert len(carcassonne) == 2 + len(figures.CARCASSONNE_EVALUATIONS)
-    for row, (spec, record) in zip(carcassonne[2:], figures.CARCASSONNE_EVALUATIONS.items()):
-        assert row.startswith(f"| `{spec}` vs `mcts` | 200 | 75.0% [69.0, 80.0] | 180.0 – 150.0 | 0.250 – 0.002 |")
+    stored = {pair: record for pair, record in evaluations.items() if record.exists()}
+    assert len(carcassonne) == 2 + len(stored) == 4  # the record that does not exist is left out
+    for row, ((spec, opponent), record) in zip(carcassonne[2:], stored.items()):
+        assert row.startswith(f"| `{spec}` vs `{opponent}` | 200 | 75.0% [69.0, 80.0] | 180.0 – 150.0 |")
         assert f"`{record}`" in row
     reads = [argv for argv in runner.commands if "--summary-only" in argv]  # reads the records, plays nothing
-    assert [argv[argv.index("--agent") + 1] for argv in reads] == list(figures.CARCASSONNE_EVALUATIONS)
+    assert [(argv[argv.index("--agent") + 1], argv[argv.index("--opponents") + 1]) for argv in reads] == list(stored)
     assert all(argv[argv.index("--ruleset") + 1] == "carcassonne" for argv in reads)
     cost = values["search-at-once-cost"].splitlines()
     assert "(2,000 decisions, 16 games 16 at once)" in cost[0]
@@ -445,7 +451,7 @@ def test_rllib_quick_trains_and_evaluates_both_paths_with_every_seed(monkeypatch
     ]
 
 
-def test_carcassonne_strength_says_how_much_of_an_unfinished_record_it_read() -> None:
+def test_carcassonne_strength_says_how_much_of_an_unfinished_record_it_read(monkeypatch, tmp_path: Path) -> None:
     """An evaluation record still growing is shown as "N of 200" games, not as a finished evaluation."""
     summary = {"opponent": "mcts", "games": 160, "win_rate": 0.5, "ci_low": 0.42, "ci_high": 0.58}
     summary |= {"mean_score": 88.0, "mean_opponent_score": 85.0, "cpu_per_move": 0.18, "opponent_cpu_per_move": 0.58}
@@ -454,5 +460,8 @@ def test_carcassonne_strength_says_how_much_of_an_unfinished_record_it_read() ->
         assert "--summary-only" in argv
         return Run("evaluating ...\n" + json.dumps(summary), "", 1.0, 1.0)
 
+    record = tmp_path / "record.jsonl"
+    record.write_text("{}\n")
+    monkeypatch.setattr(figures, "CARCASSONNE_EVALUATIONS", {("puct", "mcts"): record})
     rows = figures.measure_carcassonne_strength(runner)["search-strength-carcassonne"].splitlines()[2:]
-    assert [row.split(" | ")[1:3] for row in rows] == [["160 of 200", "50.0% [42.0, 58.0]"]] * 2
+    assert [row.split(" | ")[1:3] for row in rows] == [["160 of 200", "50.0% [42.0, 58.0]"]]
