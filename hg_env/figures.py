@@ -409,13 +409,13 @@ CARCASSONNE_EVALUATION_ARGS = (
 
 def measure_carcassonne_strength(runner: Runner) -> dict[str, str]:
     """``puct`` (at its defaults, and with more simulations and the values steering) against ``mcts`` and
-    ``greedy`` on Carcassonne, from the evaluation records ``CARCASSONNE_EVALUATIONS`` that exist: what each
+    ``greedy`` on Carcassonne, from the evaluation records ``CARCASSONNE_EVALUATIONS`` that hold games: what each
     holds, its games written as "N of 200" while it is unfinished (the same command without
     ``--summary-only`` completes it)."""
     rows = []
     for (spec, opponent), record in CARCASSONNE_EVALUATIONS.items():
-        if not record.exists():
-            continue
+        if not record.exists() or len(record.read_text(encoding="utf-8").splitlines()) < 2:
+            continue  # not started, or its header alone (a line per finished chunk follows it)
         argv = [*HGENV, "evaluate", "--agent", spec, "--opponents", opponent, *CARCASSONNE_EVALUATION_ARGS]
         result = json.loads(runner([*argv, "--out", str(record), "--summary-only", "--json"]).stdout.splitlines()[-1])
         row = _evaluation_row(spec, opponent, result, f"`{record}`")
