@@ -10,9 +10,8 @@ e.g. around a table). ``--write`` replaces the text of every marker the figures 
 produce, and the line that starts with ``<!-- machine -->`` with the machine they ran on (CPU
 model, cores, Python, numpy and torch versions, date; after a partial run it also names the
 figures measured, and every earlier partial run's machine with the figures it still holds:
-``machine_line``). A figure whose
-marker is missing from the file is an error, and so is a marker that no figure produces
-(``check_markers``).
+``machine_line``). A figure whose marker is missing from the file is an error, and so is a marker
+that no figure produces (``check_markers``).
 
 Commands run one at a time in subprocesses, from the current directory (the repository root);
 ``make`` runs in a fresh ``git clone`` of it in a temporary folder (only committed files count).
