@@ -819,7 +819,7 @@ FIGURES: dict[str, Figure] = {
             f"hgenv evaluate --agent A --opponents B {' '.join(CARCASSONNE_EVALUATION_ARGS)} --out RECORD "
             "--summary-only --json (A, B = "
             + "; ".join(f"{a}, {b}" for a, b in CARCASSONNE_EVALUATIONS)
-            + ": the records in docs/measurements that exist; without "
+            + ": the records in docs/measurements that hold games; without "
             "--summary-only the same command plays what a record is missing, about 1.5-4 CPU-hours each)",
             0.1,
             measure_carcassonne_strength,
