@@ -222,6 +222,7 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
         "expert_mcts_sv.toml",
         "expert_value.toml",
         "expert_value_mlp.toml",
+        "expert_value_carcassonne.toml",
     ):
         config = load_expert_config(root / name)
         assert config.run.backend == "expert"
@@ -229,6 +230,8 @@ def test_the_shipped_configs_are_expert_configs_hgenv_train_dispatches() -> None
     assert load_expert_config(root / "expert_mcts_sv.toml").learn.search_value == 0.5
     value = load_expert_config(root / "expert_value.toml").teacher
     assert (value.agent, value.fit_skip, value.epochs) == ("policy", True, 0)
+    carcassonne = load_expert_config(root / "expert_value_carcassonne.toml")  # the same recipe, another game
+    assert carcassonne.env.ruleset == "carcassonne" and carcassonne.teacher == value
     mlp = load_expert_config(root / "expert_value_mlp.toml").teacher
     assert (mlp.agent, mlp.fit_skip, mlp.epochs, mlp.holdout) == ("policy", True, 1, 8)
     assert load_expert_config(root / "expert_gpu.toml").selfplay.workers > 1
