@@ -89,6 +89,17 @@ class SearchNet(BoardNet):
         self._tap = threading.local()  # the trunk's input, per thread (run_net runs blocks on threads)
         self.trunk.register_forward_hook(self._keep_pooled)
 
+    def __getstate__(self) -> dict:
+        """Pickled without the per-thread tap (a thread-local cannot be): agents holding a searchnet go to
+        worker processes (``hgenv evaluate --workers``)."""
+        state = self.__dict__.copy()
+        state.pop("_tap", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        self._tap = threading.local()
+
     def _keep_pooled(self, module: nn.Module, inputs: tuple[torch.Tensor, ...], output: torch.Tensor) -> None:
         self._tap.pooled = inputs[0]
 

@@ -252,6 +252,34 @@ def test_play_games_clocks_each_sides_decisions() -> None:
     assert MoveClock().per_move(0) is None
 
 
+@pytest.mark.parametrize("model", ["ppo_hg2002.zip", "ppo_carcassonne.zip", "puct_hg2020.zip"])
+def test_agents_holding_a_loaded_network_pickle_for_worker_processes(model: str) -> None:
+    """``puct:path=`` and ``policy:path=`` load their network when made, with the ruleset's spec; ``hgenv
+    evaluate --workers`` sends the agent to spawned processes, so all of it pickles (a searchnet's
+    per-thread tap, the rulesets' decision hooks) and comes back with the same weights."""
+    import pickle
+
+    import torch
+
+    path = Path(hg_env.__file__).parent / "arena" / "models" / model
+    for kind in ("puct", "policy"):
+        agent = make_agent(f"{kind}:path={path}", seed=0)
+        copy = pickle.loads(pickle.dumps(agent))
+        nets = [[a.net] if kind == "policy" else [net for net, _ in a._nets.values()] for a in (agent, copy)]
+        weights = [[w for net in held for w in net.state_dict().values()] for held in nets]
+        assert weights[0] and len(weights[0]) == len(weights[1])
+        assert all(torch.equal(a, b) for a, b in zip(*weights))
+
+
+def test_a_searchnet_agent_plays_the_same_chunks_in_worker_processes() -> None:
+    """``hgenv evaluate --agent puct:path=<searchnet> --workers 2``: the chunks played in two spawned
+    processes are those played here."""
+    path = Path(hg_env.__file__).parent / "arena" / "models" / "puct_hg2020.zip"
+    agent = make_agent(f"puct:path={path},sims=4,deals=2", seed=0)
+    here = evaluate(agent, "random", 4, seed=3, chunk=1)
+    assert evaluate(agent, "random", 4, seed=3, chunk=1, workers=2) == here
+
+
 def test_chunks_play_their_own_decks_wherever_they_are_played(tmp_path: Path) -> None:
     """A chunk's games depend on its decks alone: chunked, in two processes, or resumed from a record."""
     agent, games = make_agent("greedy"), 10  # 5 decks: chunks of 2, 2 and 1

@@ -171,6 +171,10 @@ def recall_decision(state: State, g: np.ndarray, cells: np.ndarray) -> np.ndarra
     return g
 
 
+def describe_recall(decoded: tuple) -> str:
+    return f"retake abbot at ({decoded[1]},{decoded[2]})"
+
+
 RECALL = Decision(
     name="retake",
     phase=OCCUPY,
@@ -178,7 +182,7 @@ RECALL = Decision(
     width=0,
     options=recall_options,
     apply=recall_decision,
-    describe=lambda d: f"retake abbot at ({d[1]},{d[2]})",
+    describe=describe_recall,  # a named function, not a lambda: agents holding the spec pickle (worker processes)
     noun="abbot",
 )
 

@@ -198,6 +198,15 @@ def pit_choice(state: State, g: np.ndarray, eaten: np.ndarray) -> np.ndarray:
     return g[:0]
 
 
+def describe_retake(decoded: tuple) -> str:
+    return f"retake pawn at ({decoded[1]},{decoded[2]})"
+
+
+def describe_pit(decoded: tuple) -> str:
+    return f"pit trap: eat {decoded[1]} deer in range"
+
+
+# The describe hooks are named functions, not lambdas: agents holding the spec pickle (worker processes).
 RETAKE_DECISION = Decision(
     name="retake",
     phase=RETAKE,
@@ -205,7 +214,7 @@ RETAKE_DECISION = Decision(
     width=0,
     options=retake_options,
     apply=retake,
-    describe=lambda d: f"retake pawn at ({d[1]},{d[2]})",
+    describe=describe_retake,
     noun="pawn",
     offers_none=True,
     same_tile=True,
@@ -217,6 +226,6 @@ PIT_DECISION = Decision(
     width=MAX_PIT_DEER,
     options=pit_options,
     apply=pit_choice,
-    describe=lambda d: f"pit trap: eat {d[1]} deer in range",
+    describe=describe_pit,
     phase_name="pit_trap",
 )
