@@ -394,10 +394,15 @@ def measure_search_strength(runner: Runner) -> dict[str, str]:
 # Carcassonne: puct with the shipped PPO model against mcts (and greedy), 200-game evaluations of 10 decks
 # (20 games) decided at once per chunk, kept in the repository as they grow; the figure reads what they hold.
 CARCASSONNE_SEARCH = "puct:qprior=1,c_puct=0.1,sims=480,stop=1"
+CARCASSONNE_VALUE_SEARCH = (  # with the value fitted by configs/expert_value_carcassonne.toml (an experiment)
+    "puct:path=docs/measurements/searchnet_carcassonne_value.zip,qprior=1,c_puct=0.1,sims=520,stop=1"
+)
 CARCASSONNE_EVALUATIONS = {  # (agent, opponent): record
     ("puct", "mcts"): Path("docs/measurements/puct-mcts-carcassonne.jsonl"),
     (CARCASSONNE_SEARCH, "mcts"): Path("docs/measurements/puct480-mcts-carcassonne.jsonl"),
     (CARCASSONNE_SEARCH, "greedy"): Path("docs/measurements/puct480-greedy-carcassonne.jsonl"),
+    ("puct:qprior=1,c_puct=0.1,sims=560,stop=1", "mcts"): Path("docs/measurements/puct560-mcts-carcassonne.jsonl"),
+    (CARCASSONNE_VALUE_SEARCH, "mcts"): Path("docs/measurements/puct520v-mcts-carcassonne.jsonl"),
 }
 CARCASSONNE_EVALUATION_GAMES = 200
 CARCASSONNE_EVALUATION_ARGS = (
