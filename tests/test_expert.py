@@ -511,19 +511,26 @@ def test_puct_s_shipped_hg2020_network_is_the_ppo_model_with_expert_value_s_fitt
 
 
 @pytest.mark.slow
-def test_configs_expert_value_rebuilds_the_shipped_search_network(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "config, network",
+    [
+        ("expert_value", "hg_env/arena/models/puct_hg2020.zip"),
+        ("expert_value_carcassonne", "docs/measurements/searchnet_carcassonne_value.zip"),
+    ],
+)
+def test_configs_expert_value_rebuilds_the_shipped_search_network(tmp_path: Path, config: str, network: str) -> None:
     """hgenv train --config configs/expert_value.toml (about 5 minutes on two cores) gives puct_hg2020.zip
-    again: the same trunk and policy exactly, the fitted skip and biases to 1e-4 (on another CPU the
-    policy's self-play may differ in the last bits of a few probabilities)."""
-    from hg_env.agents.puct import default_model
+    again, and its Carcassonne twin (about 10 minutes) the network measured in docs/search_agent.md: the
+    same trunk and policy exactly, the fitted skip and biases to 1e-4 (on another CPU the policy's
+    self-play may differ in the last bits of a few probabilities)."""
     from hg_env.cli import main
 
     root = Path(__file__).resolve().parent.parent
-    text = (root / "configs/expert_value.toml").read_text().replace("[run]", f'[run]\nout_dir = "{tmp_path}"', 1)
-    (tmp_path / "expert_value.toml").write_text(text)
-    assert main(["train", "--config", str(tmp_path / "expert_value.toml")]) == 0
-    built = load_model(str(tmp_path / "expert_value" / "final_model.zip")).net.state_dict()
-    shipped = load_model(default_model("hg2020")).net.state_dict()
+    text = (root / f"configs/{config}.toml").read_text().replace("[run]", f'[run]\nout_dir = "{tmp_path}"', 1)
+    (tmp_path / f"{config}.toml").write_text(text)
+    assert main(["train", "--config", str(tmp_path / f"{config}.toml")]) == 0
+    built = load_model(str(tmp_path / config / "final_model.zip")).net.state_dict()
+    shipped = load_model(str(root / network)).net.state_dict()
     assert built.keys() == shipped.keys()
     for name, tensor in shipped.items():
         if name.startswith(("value_skip", "value_head")):
